@@ -1,0 +1,98 @@
+/**
+ * @arbor/ai-providers — the provider spec: message vocabulary, the streaming event protocol, the
+ * Provider interface and registry, cost, retry policy, context-overflow detection, cross-provider
+ * message transforms and streaming tool-argument parsing. Test doubles live in `./testing`.
+ */
+
+import { createRequire } from "node:module";
+
+export { type Static, type TSchema, Type } from "@sinclair/typebox";
+export {
+  type AssistantStream,
+  type AssistantStreamController,
+  createAssistantStream,
+} from "./assistant-stream.js";
+export { complete } from "./complete.js";
+export { addUsage, calculateCost, emptyUsage } from "./cost.js";
+export {
+  type AiProvidersErrorCode,
+  ArborError,
+  DuplicateProviderError,
+  InvalidArgumentError,
+  InvalidModelReferenceError,
+  StreamAlreadyIteratedError,
+  StreamProtocolError,
+  UnknownModelError,
+  UnknownProviderError,
+} from "./errors.js";
+export { type AssistantEvent, type AssistantEventType, isTerminalEvent } from "./events.js";
+export {
+  isContextOverflow,
+  isContextOverflowText,
+  OVERFLOW_PATTERNS,
+  type OverflowPattern,
+} from "./overflow.js";
+export {
+  escapeControlCharactersInStrings,
+  type JsonParseResult,
+  parsePartialJson,
+  StreamingJsonParser,
+} from "./partial-json.js";
+export type { CacheRetention, Provider, ProviderResponseInfo, StreamFn, StreamOptions } from "./provider.js";
+export { createProviderRegistry, type ProviderRegistry } from "./registry.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  type FailureInfo,
+  isTransientFailure,
+  parseRetryAfter,
+  type RetryDecision,
+  RetryGaveUpError,
+  type RetryPolicy,
+  type RetryWithPolicyOptions,
+  resolveRetryPolicy,
+  retryWithPolicy,
+  sleep,
+} from "./retry.js";
+export {
+  AssistantStreamWriter,
+  abortMessage,
+  createProviderStream,
+  describeError,
+  type ProducerContext,
+  type UsageUpdate,
+} from "./stream-writer.js";
+export {
+  MISSING_TOOL_RESULT_TEXT,
+  normalizeToolCallId,
+  OMITTED_IMAGE_TEXT,
+  type TransformMessagesOptions,
+  transformMessages,
+} from "./transform-messages.js";
+export {
+  type Api,
+  type AssistantMessage,
+  type ContentBlock,
+  type Context,
+  type ImageContent,
+  type KnownApi,
+  type Message,
+  type Model,
+  type ModelCost,
+  type StopReason,
+  type TextContent,
+  THINKING_LEVELS,
+  type ThinkingContent,
+  type ThinkingLevel,
+  type Tool,
+  type ToolCall,
+  type ToolResultMessage,
+  type Usage,
+  type UsageCost,
+  type UserMessage,
+} from "./types.js";
+export { type ValidationIssue, type ValidationResult, validateToolArguments } from "./validate.js";
+
+/** The package version (read from its package.json). */
+export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;

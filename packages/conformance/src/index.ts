@@ -1,0 +1,12 @@
+/**
+ * @internal/conformance — shared suites every implementation runs (private, never built). Importing
+ * this module imports vitest.
+ */
+export {
+  type DescribeProviderOptions,
+  describeProvider,
+  type ProviderCapabilities,
+  type ProviderFixture,
+} from "./describe-provider.js";
+export { PROVIDER_SCENARIOS, type ProviderScenarioName, scenarioContext, WEATHER_TOOL } from "./scenarios.js";
+export { checkStreamProtocol } from "./stream-protocol.js";

@@ -1,0 +1,224 @@
+/**
+ * `pnpm check:packages`: checks every workspace package against DESIGN.md section 1.
+ *
+ * A package fails when it
+ * - depends on (package.json) or imports (source) a workspace package its arrows do not allow,
+ *   or imports a workspace package it does not declare;
+ * - lacks README.md, `"type": "module"`, an `exports` map whose conditions put `types` first and that
+ *   exports `./package.json`, or (when published) a `files` list;
+ * - has a source file over 800 lines.
+ *
+ * Usage: `tsx scripts/check-packages.ts [workspace-root]`. Exits 1 and lists the problems on failure.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Workspace packages each package may import (DESIGN.md section 1). `*` allows anything. */
+export const ARROWS: Record<string, readonly string[] | "*"> = {
+  "@arbor/ai-providers": [],
+  "@arbor/provider-anthropic": ["@arbor/ai-providers"],
+  "@arbor/provider-openai": ["@arbor/ai-providers"],
+  "@arbor/agent-core": ["@arbor/ai-providers"],
+  "@arbor/session-store": ["@arbor/ai-providers"],
+  "@arbor/session-store-jsonl": ["@arbor/session-store"],
+  "@arbor/session-store-sqlite": ["@arbor/session-store"],
+  "@arbor/session-store-postgres": ["@arbor/session-store"],
+  "@arbor/compaction": ["@arbor/ai-providers", "@arbor/session-store"],
+  "@arbor/harness": ["@arbor/ai-providers", "@arbor/agent-core", "@arbor/session-store", "@arbor/compaction"],
+  "@arbor/coding-tools": ["@arbor/agent-core"],
+  "@internal/conformance": ["@arbor/ai-providers", "@arbor/session-store"],
+  "@arbor/cli": "*",
+  "@arbor/demo": "*",
+  "@internal/bench": "*",
+  "@internal/examples": "*",
+};
+
+/** Workspace packages a package's tests (and devDependencies) may use besides its arrows. */
+const TEST_ONLY = ["@internal/conformance"];
+
+const MAX_LINES = 800;
+const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|mjs)$/;
+const IMPORT_PATTERN =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+interface PackageJson {
+  name?: string;
+  private?: boolean;
+  type?: string;
+  exports?: unknown;
+  files?: unknown;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+interface WorkspacePackage {
+  dir: string;
+  json: PackageJson;
+  name: string;
+}
+
+/** Finds the workspace's packages (`packages/*`, `apps/*`, `bench`, `examples`). */
+export function findPackages(root: string): WorkspacePackage[] {
+  const dirs: string[] = [];
+  for (const group of ["packages", "apps"]) {
+    const base = join(root, group);
+    if (!existsSync(base)) continue;
+    for (const entry of readdirSync(base).sort()) dirs.push(join(base, entry));
+  }
+  dirs.push(join(root, "bench"), join(root, "examples"));
+  return dirs
+    .filter((dir) => existsSync(join(dir, "package.json")))
+    .map((dir) => {
+      const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as PackageJson;
+      return { dir, json, name: json.name ?? relative(root, dir) };
+    });
+}
+
+/** The workspace package a module specifier points at, or undefined for anything else. */
+function workspaceTarget(specifier: string, names: ReadonlySet<string>): string | undefined {
+  if (!specifier.startsWith("@")) return undefined;
+  const [scope, name] = specifier.split("/");
+  const candidate = `${scope}/${name}`;
+  return names.has(candidate) ? candidate : undefined;
+}
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry === "dist" || entry.startsWith(".")) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...listFiles(path));
+    else if (SOURCE_EXTENSIONS.test(entry) && !entry.endsWith(".d.ts")) out.push(path);
+  }
+  return out;
+}
+
+/** The module specifiers a source file imports or re-exports (comments stripped first). */
+export function importsOf(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  const found: string[] = [];
+  for (const match of code.matchAll(IMPORT_PATTERN)) {
+    const specifier = match[1] ?? match[2];
+    if (specifier) found.push(specifier);
+  }
+  return found;
+}
+
+function checkExports(pkg: WorkspacePackage, problems: string[]): void {
+  const exportsField = pkg.json.exports;
+  if (exportsField === undefined || typeof exportsField !== "object" || exportsField === null) {
+    problems.push(`${pkg.name}: package.json has no "exports" map`);
+    return;
+  }
+  const map = exportsField as Record<string, unknown>;
+  if (!("./package.json" in map)) problems.push(`${pkg.name}: "exports" does not export "./package.json"`);
+  for (const [subpath, target] of Object.entries(map)) {
+    if (subpath === "./package.json" || typeof target !== "object" || target === null) continue;
+    const conditions = Object.keys(target);
+    if (conditions[0] !== "types") {
+      problems.push(
+        `${pkg.name}: exports["${subpath}"] must list "types" first (found ${conditions.join(", ")})`,
+      );
+    }
+  }
+}
+
+/** Runs every check over the workspace at `root`; returns the problems found. */
+export function checkPackages(root: string): string[] {
+  const problems: string[] = [];
+  const packages = findPackages(root);
+  const names = new Set(packages.map((pkg) => pkg.name));
+
+  for (const pkg of packages) {
+    const where = relative(root, pkg.dir) || ".";
+    const arrows = ARROWS[pkg.name];
+    if (arrows === undefined) {
+      problems.push(
+        `${pkg.name} (${where}): not in the arrows table of scripts/check-packages.ts (DESIGN.md section 1)`,
+      );
+    }
+    const allowed = (target: string, testOnly: boolean) =>
+      arrows === "*" ||
+      target === pkg.name ||
+      (arrows?.includes(target) ?? false) ||
+      (testOnly && TEST_ONLY.includes(target));
+
+    if (!existsSync(join(pkg.dir, "README.md"))) problems.push(`${pkg.name}: missing README.md`);
+    if (pkg.json.type !== "module") problems.push(`${pkg.name}: package.json must say "type": "module"`);
+    checkExports(pkg, problems);
+    if (!pkg.json.private && !Array.isArray(pkg.json.files))
+      problems.push(`${pkg.name}: package.json has no "files" list`);
+
+    const runtime = {
+      ...pkg.json.dependencies,
+      ...pkg.json.peerDependencies,
+      ...pkg.json.optionalDependencies,
+    };
+    const declared = new Set([...Object.keys(runtime), ...Object.keys(pkg.json.devDependencies ?? {})]);
+    for (const dependency of Object.keys(runtime)) {
+      if (names.has(dependency) && !allowed(dependency, false)) {
+        problems.push(`${pkg.name}: depends on ${dependency}, which DESIGN.md section 1 does not allow`);
+      }
+    }
+    for (const dependency of Object.keys(pkg.json.devDependencies ?? {})) {
+      if (names.has(dependency) && !allowed(dependency, true)) {
+        problems.push(`${pkg.name}: devDependency ${dependency} is not allowed by DESIGN.md section 1`);
+      }
+    }
+
+    const sourceFiles = listFiles(join(pkg.dir, "src"));
+    const testFiles = [...listFiles(join(pkg.dir, "test")), ...listFiles(join(pkg.dir, "tests"))];
+    const looseFiles =
+      pkg.name.startsWith("@internal/") && !existsSync(join(pkg.dir, "src"))
+        ? readdirSync(pkg.dir)
+            .filter((entry) => SOURCE_EXTENSIONS.test(entry))
+            .map((entry) => join(pkg.dir, entry))
+        : [];
+    for (const [files, testOnly] of [
+      [[...sourceFiles, ...looseFiles], false],
+      [testFiles, true],
+    ] as const) {
+      for (const file of files) {
+        const source = readFileSync(file, "utf8");
+        const relativePath = relative(root, file);
+        if (!testOnly) {
+          const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
+          if (lines > MAX_LINES)
+            problems.push(`${relativePath}: ${lines} lines (limit ${MAX_LINES}); split it by concept`);
+        }
+        for (const specifier of importsOf(source)) {
+          const target = workspaceTarget(specifier, names);
+          if (target === undefined || target === pkg.name) continue;
+          if (!allowed(target, testOnly)) {
+            problems.push(
+              `${relativePath}: imports ${specifier}, but ${pkg.name} may not import ${target} (DESIGN.md section 1)`,
+            );
+          } else if (!declared.has(target)) {
+            problems.push(
+              `${relativePath}: imports ${target}, which ${pkg.name}'s package.json does not declare`,
+            );
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+function main(): void {
+  const root = resolve(process.argv[2] ?? join(fileURLToPath(import.meta.url), "..", ".."));
+  const packages = findPackages(root);
+  const problems = checkPackages(root);
+  if (problems.length > 0) {
+    console.error(`check:packages found ${problems.length} problem(s):`);
+    for (const problem of problems) console.error(`  - ${problem}`);
+    process.exit(1);
+  }
+  console.log(`check:packages: ${packages.length} packages follow the arrows and the package rules.`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

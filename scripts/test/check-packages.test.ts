@@ -1,0 +1,172 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkPackages, importsOf } from "../check-packages.ts";
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const temporary: string[] = [];
+
+afterEach(() => {
+  for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+interface FixturePackage {
+  name: string;
+  dir: string;
+  json?: Record<string, unknown>;
+  files?: Record<string, string>;
+  readme?: boolean;
+}
+
+function workspace(packages: FixturePackage[]): string {
+  const root = mkdtempSync(join(tmpdir(), "arbor-check-packages-"));
+  temporary.push(root);
+  for (const pkg of packages) {
+    const dir = join(root, pkg.dir);
+    mkdirSync(dir, { recursive: true });
+    const json = {
+      name: pkg.name,
+      version: "0.0.0",
+      type: "module",
+      exports: {
+        ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+        "./package.json": "./package.json",
+      },
+      files: ["dist"],
+      ...pkg.json,
+    };
+    writeFileSync(join(dir, "package.json"), JSON.stringify(json));
+    if (pkg.readme !== false) writeFileSync(join(dir, "README.md"), "# x\n");
+    for (const [path, content] of Object.entries(pkg.files ?? { "src/index.ts": "export const x = 1;\n" })) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+  }
+  return root;
+}
+
+const providers = { name: "@arbor/ai-providers", dir: "packages/ai-providers" };
+
+describe("check:packages", () => {
+  it("passes on this repository", () => {
+    expect(checkPackages(repoRoot)).toEqual([]);
+  });
+
+  it("passes on a workspace that follows the arrows", () => {
+    const root = workspace([
+      providers,
+      {
+        name: "@arbor/agent-core",
+        dir: "packages/agent-core",
+        json: { dependencies: { "@arbor/ai-providers": "workspace:*" } },
+        files: {
+          "src/index.ts": 'import type { Model } from "@arbor/ai-providers";\nexport type M = Model;\n',
+        },
+      },
+    ]);
+    expect(checkPackages(root)).toEqual([]);
+  });
+
+  it("fails when a package imports a package its arrows forbid", () => {
+    const root = workspace([
+      providers,
+      { name: "@arbor/provider-anthropic", dir: "packages/provider-anthropic" },
+      {
+        name: "@arbor/harness",
+        dir: "packages/harness",
+        json: { dependencies: { "@arbor/ai-providers": "workspace:*" } },
+        files: {
+          "src/index.ts": 'export { createAnthropicProvider } from "@arbor/provider-anthropic";\n',
+        },
+      },
+    ]);
+    expect(checkPackages(root)).toEqual([
+      "packages/harness/src/index.ts: imports @arbor/provider-anthropic, but @arbor/harness may not import @arbor/provider-anthropic (DESIGN.md section 1)",
+    ]);
+  });
+
+  it("fails when package.json depends on a forbidden package, even without an import", () => {
+    const root = workspace([
+      providers,
+      { name: "@arbor/session-store", dir: "packages/session-store" },
+      {
+        name: "@arbor/agent-core",
+        dir: "packages/agent-core",
+        json: { dependencies: { "@arbor/session-store": "workspace:*" } },
+      },
+    ]);
+    expect(checkPackages(root)).toEqual([
+      "@arbor/agent-core: depends on @arbor/session-store, which DESIGN.md section 1 does not allow",
+    ]);
+  });
+
+  it("fails on an undeclared import, a missing README, type, exports order, files and long files", () => {
+    const root = workspace([
+      {
+        ...providers,
+        readme: false,
+        json: {
+          type: "commonjs",
+          files: undefined,
+          exports: { ".": { default: "./x.js", types: "./x.d.ts" } },
+        },
+        files: { "src/index.ts": "export const a = 1;\n".repeat(801) },
+      },
+      {
+        name: "@arbor/compaction",
+        dir: "packages/compaction",
+        files: { "src/index.ts": 'import { x } from "@arbor/ai-providers/testing";\n' },
+      },
+      { name: "@arbor/mystery", dir: "packages/mystery" },
+    ]);
+    const problems = checkPackages(root);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "@arbor/ai-providers: missing README.md",
+        '@arbor/ai-providers: package.json must say "type": "module"',
+        '@arbor/ai-providers: "exports" does not export "./package.json"',
+        '@arbor/ai-providers: exports["."] must list "types" first (found default, types)',
+        '@arbor/ai-providers: package.json has no "files" list',
+        "packages/ai-providers/src/index.ts: 801 lines (limit 800); split it by concept",
+        "packages/compaction/src/index.ts: imports @arbor/ai-providers, which @arbor/compaction's package.json does not declare",
+        "@arbor/mystery (packages/mystery): not in the arrows table of scripts/check-packages.ts (DESIGN.md section 1)",
+      ]),
+    );
+    expect(problems).toHaveLength(8);
+  });
+
+  it("lets tests use the conformance suite but not source files", () => {
+    const root = workspace([
+      providers,
+      { name: "@internal/conformance", dir: "packages/conformance", json: { private: true } },
+      {
+        name: "@arbor/session-store",
+        dir: "packages/session-store",
+        json: { devDependencies: { "@internal/conformance": "workspace:*" } },
+        files: {
+          "src/index.ts": 'import "@internal/conformance";\n',
+          "test/store.test.ts": 'import { describeSessionStore } from "@internal/conformance";\n',
+        },
+      },
+    ]);
+    expect(checkPackages(root)).toEqual([
+      "packages/session-store/src/index.ts: imports @internal/conformance, but @arbor/session-store may not import @internal/conformance (DESIGN.md section 1)",
+    ]);
+  });
+
+  it("finds static, type-only, re-exported, side-effect and dynamic imports, not comments", () => {
+    const source = [
+      'import a from "one";',
+      'import type { B } from "two";',
+      'import {\n  c,\n  d,\n} from "three";',
+      'export * from "four";',
+      'import "five";',
+      'const six = await import("six");',
+      '// import x from "commented";',
+      '/* import y from "blocked"; */',
+    ].join("\n");
+    expect(importsOf(source)).toEqual(["one", "two", "three", "four", "five", "six"]);
+  });
+});

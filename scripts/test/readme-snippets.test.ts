@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const run = promisify(execFile);
+const written: string[] = [];
+
+afterEach(() => {
+  for (const file of written.splice(0)) rmSync(file, { force: true });
+});
+
+/** The first ```ts block of a README. */
+function firstSnippet(readme: string): string {
+  const match = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(root, readme), "utf8"));
+  if (!match?.[1]) throw new Error(`${readme} has no ts snippet`);
+  return match[1];
+}
+
+describe("README snippets run as written", () => {
+  it("packages/ai-providers quick start", async () => {
+    // Examples' package resolves the workspace packages, so the snippet runs from there.
+    const file = join(root, "examples", `.readme-snippet-${process.pid}.ts`);
+    written.push(file);
+    writeFileSync(
+      file,
+      `${firstSnippet("packages/ai-providers/README.md")}\nconsole.log(JSON.stringify(message));\n`,
+    );
+    const { stdout } = await run(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], {
+      cwd: root,
+    });
+    const lines = stdout.trim().split("\n");
+    const final = JSON.parse(lines.at(-1)!) as {
+      stopReason: string;
+      content: { type: string; arguments: unknown }[];
+    };
+    expect(final.stopReason).toBe("toolUse");
+    expect(final.content[0]).toMatchObject({ type: "toolCall", arguments: { timeZone: "Europe/Paris" } });
+    expect(lines.length).toBeGreaterThan(2); // the partial tool calls printed while streaming
+  });
+});
