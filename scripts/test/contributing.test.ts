@@ -30,6 +30,8 @@ describe("CONTRIBUTING.md command table", () => {
       .split("\n")
       .map((line) => line.replace(/#.*$/, "").trim());
     expect(commands).toEqual(["bash scripts/main.sh", "bash .ci/run"]);
-    expect(readFileSync(join(root, ".ci/run"), "utf8")).toMatch(/`vitest: \$\{r\.numPassedTests\} passed, \$\{r\.numFailedTests\} failed, \$\{skipped\} skipped`/);
+    expect(readFileSync(join(root, ".ci/run"), "utf8")).toMatch(
+      /`vitest: \$\{r\.numPassedTests\} passed, \$\{r\.numFailedTests\} failed, \$\{skipped\} skipped`/,
+    );
   });
 });
