@@ -140,3 +140,20 @@ describe("createScriptedProvider", () => {
     expect(message.content[0]).toMatchObject({ arguments: { content: "a\nb" } });
   });
 });
+
+describe("the ./testing entry point", () => {
+  it("imports no test framework (it ships to users)", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const dir = join(import.meta.dirname, "..", "src");
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((file) =>
+      file.endsWith(".ts"),
+    );
+    expect(files).toContain(join("testing", "scripted-provider.ts"));
+    for (const file of files) {
+      expect(readFileSync(join(dir, file), "utf8"), file).not.toMatch(
+        /from\s+["'](vitest|jest|mocha|node:test)/,
+      );
+    }
+  });
+});
