@@ -10,7 +10,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
   test: {
     environment: "node",
-    include: ["test/**/*.test.ts"],
+    // Live tests against real APIs (`*.int.test.ts`) run only with `pnpm test:int`, and skip without keys.
+    include: process.env.ARBOR_TEST_INT ? ["test/**/*.int.test.ts"] : ["test/**/*.test.ts"],
+    exclude: process.env.ARBOR_TEST_INT ? [] : ["**/*.int.test.ts", "**/node_modules/**"],
     testTimeout: 20_000,
   },
 });

@@ -1,16 +1,22 @@
 /**
- * `pnpm bench`: runs every benchmark and prints its report. Numbers are wall times on this machine;
- * compare ratios (to the baseline measured in the same run), not absolute times.
+ * `pnpm bench [filter]`: runs every `src/*.bench.ts` (or those whose name contains the filter) and
+ * prints its report. Numbers are wall times on this machine; compare ratios to the baseline measured
+ * in the same run, not absolute times.
  */
-import { runPartialJsonBench } from "./partial-json.js";
+import { readdirSync } from "node:fs";
+import { cpus } from "node:os";
+import type { Bench } from "./bench.js";
 
-const benches: [string, () => string[]][] = [["partial-json: streaming tool arguments", runPartialJsonBench]];
 const only = process.argv[2];
+const files = readdirSync(import.meta.dirname)
+  .filter((file) => file.endsWith(".bench.ts"))
+  .sort();
 
-console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
-for (const [name, run] of benches) {
-  if (only && !name.includes(only)) continue;
-  console.log(`## ${name}`);
-  for (const line of run()) console.log(line);
+console.log(`node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}\n`);
+for (const file of files) {
+  const bench = ((await import(`./${file}`)) as { default: Bench }).default;
+  if (only && !bench.name.includes(only) && !file.includes(only)) continue;
+  console.log(`## ${bench.name}`);
+  for (const line of await bench.run()) console.log(line);
   console.log("");
 }

@@ -14,6 +14,7 @@ import {
   parsePartialJson,
   StreamingJsonParser,
 } from "@arbor/ai-providers";
+import type { Bench } from "./bench.js";
 import { measure, ms } from "./measure.js";
 
 const DELTA = 16;
@@ -79,7 +80,7 @@ function viaReparse(deltas: readonly string[]): unknown {
 }
 
 /** Runs the benchmark and returns the report lines. */
-export function runPartialJsonBench(): string[] {
+function runPartialJsonBench(): string[] {
   const lines: string[] = [];
   for (const [label, json] of [
     ["write (1 MB string)", writeArguments(1 << 20)],
@@ -115,3 +116,6 @@ export function runPartialJsonBench(): string[] {
   }
   return lines;
 }
+
+const bench: Bench = { name: "partial-json: streaming tool arguments", run: runPartialJsonBench };
+export default bench;

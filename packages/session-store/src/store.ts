@@ -1,0 +1,118 @@
+import type { SessionEntry, SessionHeader } from "./entries.js";
+
+/**
+ * An entry as a store returns it. The tree fields are always at hand; the full entry is produced on
+ * demand, so a backend that can (JSONL) parses only the bodies the caller asks for — a 60k-entry
+ * file opens by scanning `type`, `id` and `parentId` per line and parsing only the context path.
+ */
+export interface StoredEntry {
+  readonly type: string;
+  readonly id: string;
+  readonly parentId: string | null;
+  /**
+   * The full entry, unknown fields included.
+   *
+   * Contract: returns the same object on every call (parsed at most once); throws
+   * `SessionCorruptError` when the stored bytes are not a valid entry.
+   */
+  entry(): SessionEntry;
+}
+
+/** What {@link SessionStore.readSession} returns. */
+export interface StoredSession {
+  header: SessionHeader;
+  /** Entries in append order. */
+  entries: StoredEntry[];
+  /** Problems found and worked around while reading (a torn last line moved aside, a bad line skipped). */
+  warnings: string[];
+}
+
+/** One line of {@link SessionStore.listSessions}. */
+export interface SessionSummary {
+  id: string;
+  cwd: string;
+  /** The header's timestamp (ISO 8601). */
+  createdAt: string;
+  /** The last entry's timestamp, or `createdAt` (ISO 8601). */
+  updatedAt: string;
+  /** The latest `session_info` name, if any. */
+  name?: string;
+  /** Number of `message` entries. */
+  messageCount: number;
+  parentSession?: string;
+  /** Where the session lives, when the backend has a notion of it (a file path for JSONL). */
+  location?: string;
+}
+
+/** Query of {@link SessionStore.listSessions}. */
+export interface ListSessionsQuery {
+  /** Only sessions whose header `cwd` is this directory. */
+  cwd?: string;
+  /** Page size; default 50. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** A page of {@link SessionStore.listSessions}: newest activity first. */
+export interface SessionPage {
+  sessions: SessionSummary[];
+  /** Present when more sessions follow. */
+  nextCursor?: string;
+}
+
+/** Options of {@link SessionStore.appendEntries}. */
+export interface AppendOptions {
+  /**
+   * The id of the session's last stored entry as the caller last saw it (`null` for a session with no
+   * entries). When another writer appended since, the append throws `SessionConflictError` and writes
+   * nothing.
+   */
+  expectedLastEntryId?: string | null;
+}
+
+/**
+ * Persistence of sessions as append-only entry logs. A backend never rewrites or interprets the tree:
+ * compaction, labels, leaf moves and branch summaries are entries like any other. Every backend passes
+ * `describeSessionStore()` from `@internal/conformance`.
+ */
+export interface SessionStore {
+  /**
+   * Creates an empty session from its header.
+   *
+   * Contract: throws `SessionExistsError` when the id is taken. The header is stored as given
+   * (unknown fields kept).
+   */
+  createSession(header: SessionHeader): Promise<void>;
+  /**
+   * Appends a batch of entries atomically: after a crash or a failure either all of them are stored
+   * or none.
+   *
+   * Contract: throws `SessionNotFoundError` for an unknown id, `SessionConflictError` (writing
+   * nothing) when `expectedLastEntryId` is given and stale, and a backend-specific error such as
+   * `SessionLockedError` when another process holds the session. Entries are stored as given,
+   * unknown fields kept. An empty batch is a no-op.
+   */
+  appendEntries(sessionId: string, entries: readonly SessionEntry[], options?: AppendOptions): Promise<void>;
+  /**
+   * Reads a session: its header and entries in append order.
+   *
+   * Contract: throws `SessionNotFoundError` for an unknown id and `SessionCorruptError` when the
+   * header is unreadable; damage after the header is worked around and reported in `warnings`.
+   */
+  readSession(sessionId: string): Promise<StoredSession>;
+  /**
+   * Lists sessions, newest activity first, a page at a time.
+   *
+   * Contract: never loads whole sessions; a cursor from a previous page continues after it.
+   */
+  listSessions(query?: ListSessionsQuery): Promise<SessionPage>;
+  /**
+   * Deletes a session.
+   *
+   * Contract: throws `SessionNotFoundError` for an unknown id.
+   */
+  deleteSession(sessionId: string): Promise<void>;
+  /** Releases resources (locks, handles, connections). Optional; calling it twice is harmless. */
+  close?(): Promise<void>;
+}
