@@ -19,4 +19,5 @@ export type {
 } from "./store.js";
 
 /** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;
