@@ -3,7 +3,7 @@
  *
  * A package fails when it
  * - depends on (package.json) or imports (source) a workspace package its arrows do not allow,
- *   or imports a workspace package it does not declare;
+ *   imports a workspace package it does not declare, or reaches into another package by a relative path;
  * - lacks README.md, `"type": "module"`, an `exports` map whose conditions put `types` first and that
  *   exports `./package.json`, or (when published) a `files` list;
  * - has a source file over 800 lines.
@@ -11,7 +11,7 @@
  * Usage: `tsx scripts/check-packages.ts [workspace-root]`. Exits 1 and lists the problems on failure.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Workspace packages each package may import (DESIGN.md section 1). `*` allows anything. */
@@ -36,6 +36,23 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
 
 /** Workspace packages a package's tests (and devDependencies) may use besides its arrows. */
 const TEST_ONLY = ["@internal/conformance"];
+
+/** Everything reachable through the arrows: what a package's tests may use (its dependencies' dependencies). */
+function reachable(name: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (current: string) => {
+    const arrows = ARROWS[current];
+    if (!Array.isArray(arrows)) return;
+    for (const next of arrows) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        visit(next);
+      }
+    }
+  };
+  visit(name);
+  return seen;
+}
 
 const MAX_LINES = 800;
 const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|mjs)$/;
@@ -141,11 +158,12 @@ export function checkPackages(root: string): string[] {
         `${pkg.name} (${where}): not in the arrows table of scripts/check-packages.ts (DESIGN.md section 1)`,
       );
     }
+    const forTests = reachable(pkg.name);
     const allowed = (target: string, testOnly: boolean) =>
       arrows === "*" ||
       target === pkg.name ||
       (arrows?.includes(target) ?? false) ||
-      (testOnly && TEST_ONLY.includes(target));
+      (testOnly && (TEST_ONLY.includes(target) || forTests.has(target)));
 
     if (!existsSync(join(pkg.dir, "README.md"))) problems.push(`${pkg.name}: missing README.md`);
     if (pkg.json.type !== "module") problems.push(`${pkg.name}: package.json must say "type": "module"`);
@@ -191,6 +209,15 @@ export function checkPackages(root: string): string[] {
             problems.push(`${relativePath}: ${lines} lines (limit ${MAX_LINES}); split it by concept`);
         }
         for (const specifier of importsOf(source)) {
+          if (specifier.startsWith(".")) {
+            const resolved = resolve(dirname(file), specifier);
+            if (relative(pkg.dir, resolved).startsWith("..")) {
+              problems.push(
+                `${relativePath}: imports ${specifier}, which reaches outside ${pkg.name}; import the package by name`,
+              );
+            }
+            continue;
+          }
           const target = workspaceTarget(specifier, names);
           if (target === undefined || target === pkg.name) continue;
           if (!allowed(target, testOnly)) {

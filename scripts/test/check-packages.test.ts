@@ -156,6 +156,24 @@ describe("check:packages", () => {
     ]);
   });
 
+  it("fails when a file reaches into another package by a relative path", () => {
+    const root = workspace([
+      providers,
+      {
+        name: "@arbor/agent-core",
+        dir: "packages/agent-core",
+        files: {
+          "src/index.ts": 'export * from "./local.js";\n',
+          "src/local.ts": "export const a = 1;\n",
+          "test/a.test.ts": 'import "../../ai-providers/src/index.js";\nimport "../src/index.js";\n',
+        },
+      },
+    ]);
+    expect(checkPackages(root)).toEqual([
+      "packages/agent-core/test/a.test.ts: imports ../../ai-providers/src/index.js, which reaches outside @arbor/agent-core; import the package by name",
+    ]);
+  });
+
   it("finds static, type-only, re-exported, side-effect and dynamic imports, not comments", () => {
     const source = [
       'import a from "one";',

@@ -1,4 +1,79 @@
+/**
+ * @arbor/agent-core — the agent of Arbor: the `Agent` class (state, queues, listeners), the agent
+ * loop (`runAgentLoop`), tools (`AgentTool`) and events (`AgentEvent`). It receives a `StreamFn` and
+ * never imports a provider. The vocabulary a tool needs (TypeBox, content blocks) is re-exported, so
+ * a tool package can depend on this package alone.
+ */
+
 import { createRequire } from "node:module";
+
+export {
+  type Api,
+  type AssistantEvent,
+  type AssistantMessage,
+  type ContentBlock,
+  type Context,
+  type ImageContent,
+  type Message,
+  type Model,
+  type Static,
+  type StopReason,
+  type StreamFn,
+  type StreamOptions,
+  type TextContent,
+  type ThinkingContent,
+  type ThinkingLevel,
+  type Tool,
+  type ToolCall,
+  type ToolResultMessage,
+  type TSchema,
+  Type,
+  type Usage,
+  type UserMessage,
+  type ValidationIssue,
+} from "@arbor/ai-providers";
+export { Agent, type AgentHooks, type AgentListener, type AgentOptions } from "./agent.js";
+export { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+export { type AgentState, applyAgentEvent, type MutableAgentState } from "./agent-state.js";
+export {
+  type AgentTool,
+  type AgentToolCall,
+  type AgentToolExecuteContext,
+  type AgentToolResult,
+  type AgentToolUpdate,
+  defineTool,
+} from "./agent-tool.js";
+export { assertCanContinue, findUnansweredToolCalls } from "./continue-check.js";
+export { defaultConvertToLlm, isLlmMessage } from "./convert-to-llm.js";
+export {
+  AgentBusyError,
+  type AgentCoreErrorCode,
+  AgentListenerError,
+  CannotContinueError,
+  type CannotContinueReason,
+  InvalidPromptError,
+} from "./errors.js";
+export type { AgentEvent, AgentEventSink, AgentEventType } from "./events.js";
+export type {
+  AfterToolCallContext,
+  AfterToolCallResult,
+  AgentLoopConfig,
+  AgentStreamOptions,
+  AgentToolResultLike,
+  AgentTurnContext,
+  AgentTurnUpdate,
+  BeforeToolCallContext,
+  BeforeToolCallResult,
+} from "./loop-config.js";
+export { MessageQueue } from "./message-queue.js";
+export { normalizePromptInput, type PromptInput } from "./prompt-input.js";
+export type {
+  AgentContext,
+  AgentMessage,
+  CustomAgentMessages,
+  QueueMode,
+  ToolExecutionMode,
+} from "./types.js";
 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })

@@ -39,6 +39,22 @@ export {
   StreamingJsonParser,
 } from "./partial-json.js";
 export type { CacheRetention, Provider, ProviderResponseInfo, StreamFn, StreamOptions } from "./provider.js";
+export {
+  CASSETTE_VERSION,
+  type CassetteEntry,
+  CassetteError,
+  normalizeRequest,
+  type RecordedEvent,
+  type RecordedRequest,
+  readCassette,
+  requestKey,
+} from "./recording/cassette.js";
+export { createRecordingProvider } from "./recording/recording-provider.js";
+export {
+  createReplayProvider,
+  type ReplayProvider,
+  type ReplayProviderOptions,
+} from "./recording/replay-provider.js";
 export { createProviderRegistry, type ProviderRegistry } from "./registry.js";
 export {
   DEFAULT_RETRY_POLICY,

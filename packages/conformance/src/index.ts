@@ -9,4 +9,9 @@ export {
   type ProviderFixture,
 } from "./describe-provider.js";
 export { PROVIDER_SCENARIOS, type ProviderScenarioName, scenarioContext, WEATHER_TOOL } from "./scenarios.js";
+export {
+  type DescribeSessionStoreOptions,
+  describeSessionStore,
+  type SessionStoreSuite,
+} from "./session-store/describe-session-store.js";
 export { checkStreamProtocol } from "./stream-protocol.js";

@@ -57,3 +57,32 @@ export class SessionLockedError extends ArborError {
     this.name = "SessionLockedError";
   }
 }
+
+/** A session operation named an entry id the session does not hold. */
+export class SessionEntryNotFoundError extends ArborError {
+  constructor(
+    readonly sessionId: string,
+    readonly entryId: string,
+  ) {
+    super("entry_not_found", `Session "${sessionId}" has no entry "${entryId}".`);
+    this.name = "SessionEntryNotFoundError";
+  }
+}
+
+/**
+ * A session's format version cannot be opened as is: version 1 and 2 sessions must be migrated first
+ * (`migrateSessionLines()`; the JSONL store does it on open).
+ */
+export class UnsupportedSessionVersionError extends ArborError {
+  constructor(
+    readonly sessionId: string,
+    readonly version: unknown,
+  ) {
+    super(
+      "unsupported_session_version",
+      `Session "${sessionId}" has format version ${JSON.stringify(version)}; this version of Arbor opens version 3. ` +
+        "Migrate it first with migrateSessionLines() (the JSONL store migrates older files when it opens them).",
+    );
+    this.name = "UnsupportedSessionVersionError";
+  }
+}

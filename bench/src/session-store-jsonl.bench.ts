@@ -1,0 +1,452 @@
+/**
+ * JsonlSessionStore: opening large sessions, appending durably, listing many sessions.
+ *
+ * Sessions of 3k, 20k and 60k entries (~2 KB each: user / assistant-with-toolCall / toolResult
+ * triples, written by the store in save-point batches of 10), and a realistic 60k variant with 60
+ * compactions and 60 side branches. The floor is `readFileSync` + `split` + `JSON.parse` of every line
+ * of the same file, measured in the same run. "Open to a built context" is `readSession` plus a walk
+ * from the leaf back to the latest compaction's `firstKeptEntryId` that parses only the bodies on that
+ * path (and, next to it, `Session.open` + `buildContext()` from @arbor/session-store). Durable append is
+ * measured against the disk's own write + fdatasync rate. Listing runs over 2,000 files of 1 MB, in a
+ * child process so its peak RSS is its own. Everything is generated in os.tmpdir() and deleted.
+ */
+import { spawnSync } from "node:child_process";
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Session, type SessionEntry, type StoredEntry } from "@arbor/session-store";
+import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import type { Bench } from "./bench.js";
+import { ms } from "./measure.js";
+
+const WORDS =
+  "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(
+    " ",
+  );
+const SAVE_POINT = 10;
+
+/** About `length` characters of text that differ with `seed`. */
+function text(seed: number, length: number): string {
+  let out = "";
+  for (let index = seed; out.length < length; index = (index * 7 + 13) % 1009)
+    out += `${WORDS[index % WORDS.length]} `;
+  return out.slice(0, length);
+}
+
+let clock = Date.parse("2026-01-01T00:00:00.000Z");
+function timestamp(): string {
+  clock += 1000;
+  return new Date(clock).toISOString();
+}
+
+/** The n-th entry of a user / assistant-with-toolCall / toolResult triple chain (~2 KB each). */
+function tripleEntry(n: number, id: string, parentId: string | null): SessionEntry {
+  return tripleRecord(n, id, parentId) as unknown as SessionEntry;
+}
+
+function tripleRecord(n: number, id: string, parentId: string | null): Record<string, unknown> {
+  const base = { type: "message", id, parentId, timestamp: timestamp() };
+  const callId = `call_${Math.floor(n / 3)}`;
+  switch (n % 3) {
+    case 0:
+      return {
+        ...base,
+        message: { role: "user", content: [{ type: "text", text: text(n, 1900) }], timestamp: clock },
+      };
+    case 1:
+      return {
+        ...base,
+        message: {
+          role: "assistant",
+          content: [
+            { type: "text", text: text(n, 1300) },
+            {
+              type: "toolCall",
+              id: callId,
+              name: "read",
+              arguments: { path: `src/file-${n}.ts`, offset: n },
+            },
+          ],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage: {
+            input: 1200,
+            output: 300,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 1500,
+            cost: { input: 0.0036, output: 0.0045, cacheRead: 0, cacheWrite: 0, total: 0.0081 },
+          },
+          stopReason: "toolUse",
+          timestamp: clock,
+        },
+      };
+    default:
+      return {
+        ...base,
+        message: {
+          role: "toolResult",
+          toolCallId: callId,
+          toolName: "read",
+          content: [{ type: "text", text: text(n, 1800) }],
+          isError: false,
+          timestamp: clock,
+        },
+      };
+  }
+}
+
+/** 60k entries in 60 segments: each has a compaction (keeping ~30 entries) and a side branch of 6 with a branch summary. */
+function* realisticEntries(total: number): Generator<SessionEntry> {
+  const path: string[] = [];
+  let produced = 0;
+  let n = 0;
+  const segment = total / 60;
+  while (produced < total) {
+    const position = produced % segment;
+    const tip = path.at(-1) ?? null;
+    if (position === 300) {
+      const compaction = {
+        type: "compaction",
+        id: `c${produced}`,
+        parentId: tip,
+        timestamp: timestamp(),
+        summary: text(produced, 5000),
+        firstKeptEntryId: path[path.length - 30]!,
+        tokensBefore: 180_000,
+      };
+      path.push(compaction.id);
+      yield compaction as unknown as SessionEntry;
+    } else if (position === 600) {
+      // Abandon the last 6 entries of the path: they stay in the file as a side branch.
+      const fromId = path.at(-1)!;
+      path.length -= 6;
+      const summary = {
+        type: "branch_summary",
+        id: `s${produced}`,
+        parentId: path.at(-1)!,
+        timestamp: timestamp(),
+        fromId,
+        summary: text(produced, 1500),
+      };
+      path.push(summary.id);
+      yield summary as unknown as SessionEntry;
+    } else {
+      const entry = tripleEntry(n++, `e${produced}`, tip);
+      path.push(entry.id);
+      yield entry;
+    }
+    produced++;
+  }
+}
+
+function* linearEntries(total: number): Generator<SessionEntry> {
+  let parent: string | null = null;
+  for (let n = 0; n < total; n++) {
+    const entry = tripleEntry(n, `e${n}`, parent);
+    parent = entry.id;
+    yield entry;
+  }
+}
+
+/** Writes a session through the store, in save-point batches. */
+async function writeSession(
+  store: JsonlSessionStore,
+  id: string,
+  entries: Iterable<SessionEntry>,
+): Promise<string> {
+  await store.createSession({
+    type: "session",
+    version: 3,
+    id,
+    timestamp: timestamp(),
+    cwd: "/bench/project",
+  });
+  let batch: SessionEntry[] = [];
+  for (const entry of entries) {
+    batch.push(entry);
+    if (batch.length === SAVE_POINT) {
+      await store.appendEntries(id, batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await store.appendEntries(id, batch);
+  return store.pathOf(id)!;
+}
+
+/** The floor: read, split, JSON.parse every line. */
+function floor(path: string): number {
+  let parsed = 0;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line !== "") {
+      JSON.parse(line);
+      parsed++;
+    }
+  }
+  return parsed;
+}
+
+/** The floor, keeping what it parsed (as a built context keeps its messages). */
+function floorKeeping(path: string): unknown[] {
+  const parsed: unknown[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) if (line !== "") parsed.push(JSON.parse(line));
+  return parsed;
+}
+
+/** Leaf → back via parentId to the latest compaction → its firstKeptEntryId; parses only that path. */
+function walkContext(entries: readonly StoredEntry[]): SessionEntry[] {
+  const byId = new Map<string, StoredEntry>();
+  for (const entry of entries) byId.set(entry.id, entry);
+  const path: StoredEntry[] = [];
+  let keepFrom: string | undefined;
+  for (
+    let node = entries.at(-1);
+    node !== undefined;
+    node = node.parentId === null ? undefined : byId.get(node.parentId)
+  ) {
+    path.push(node);
+    if (keepFrom === undefined && node.type === "compaction")
+      keepFrom = (node.entry() as { firstKeptEntryId?: string }).firstKeptEntryId;
+    else if (node.id === keepFrom) break;
+  }
+  return path.reverse().map((node) => node.entry());
+}
+
+/**
+ * Runs the functions in turns (a, b, c, a, b, c, …) so that a change of load on the machine bills them
+ * alike; returns the median time of each, in milliseconds.
+ */
+async function interleaved(fns: readonly (() => unknown)[], runs: number, warmup = 1): Promise<number[]> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  const times: number[][] = fns.map(() => []);
+  for (let round = 0; round < warmup + runs; round++) {
+    for (const [index, fn] of fns.entries()) {
+      collect?.();
+      const start = performance.now();
+      await fn();
+      if (round >= warmup) times[index]!.push(performance.now() - start);
+    }
+  }
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
+}
+
+const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
+const row = (label: string, value: number, base?: number) =>
+  `  ${label.padEnd(54)} ${ms(value).padStart(10)}${base === undefined ? "" : `   ${ratio(value, base).padStart(6)}`}`;
+
+async function openBench(home: string, lines: string[]): Promise<void> {
+  const store = new JsonlSessionStore({ home, durability: "flush" });
+  const cases: [string, string, Iterable<SessionEntry>][] = [
+    ["3k linear", "linear-3k", linearEntries(3_000)],
+    ["20k linear", "linear-20k", linearEntries(20_000)],
+    ["60k linear", "linear-60k", linearEntries(60_000)],
+    ["60k realistic (60 compactions, 60 side branches)", "realistic-60k", realisticEntries(60_000)],
+  ];
+  lines.push("open to a built context (median; ratio to the floor on the same file)");
+  for (const [label, id, entries] of cases) {
+    const path = await writeSession(store, id, entries);
+    const runs = id.endsWith("3k") ? 15 : 7;
+    const reader = new JsonlSessionStore({ home, readOnly: true });
+    let parsed = 0;
+    const [base, scan, open, viaSession] = (await interleaved(
+      [
+        () => floor(path),
+        () => reader.readSession(id),
+        async () => {
+          parsed = walkContext((await reader.readSession(id)).entries).length;
+        },
+        async () => (await Session.open(reader, id)).buildContext(),
+      ],
+      runs,
+    )) as [number, number, number, number];
+    // Measured apart: its 500 MB of kept objects would bill whichever run follows it.
+    const [keeping] = (await interleaved([() => floorKeeping(path)], runs)) as [number];
+    const session = await Session.open(reader, id);
+    session.buildContext();
+    const [again] = (await interleaved([() => session.buildContext()], 21, 2)) as [number];
+    lines.push(
+      `${label}: ${(statSync(path).size / 1048576).toFixed(0)} MB, ${parsed} bodies parsed for the context`,
+      row("floor: readFileSync + split + JSON.parse every line", base, base),
+      row("(floor keeping every parsed line, for reference)", keeping, base),
+      row("readSession (scan only: tree fields, no bodies)", scan, base),
+      row("readSession + walk to the context (bodies of the path)", open, base),
+      row("Session.open + buildContext (@arbor/session-store)", viaSession, base),
+      row("buildContext() again on the open Session", again),
+    );
+    await reader.close();
+  }
+  await store.close();
+}
+
+async function appendBench(home: string, lines: string[]): Promise<void> {
+  const batches = 1_000;
+  const makeBatches = () => {
+    const all: SessionEntry[][] = [];
+    const source = linearEntries(batches * SAVE_POINT);
+    for (let index = 0; index < batches; index++)
+      all.push(Array.from({ length: SAVE_POINT }, () => source.next().value as SessionEntry));
+    return all;
+  };
+  const payload = Buffer.byteLength(
+    makeBatches()[1]!
+      .map((entry) => JSON.stringify(entry))
+      .join("\n"),
+  );
+  // The disk itself: the same bytes, one write + fdatasync per batch.
+  const raw = join(home, "raw.bin");
+  const fd = openSync(raw, "a");
+  const bytes = Buffer.alloc(payload, 97);
+  let start = performance.now();
+  for (let index = 0; index < batches; index++) {
+    writeSync(fd, bytes);
+    fdatasyncSync(fd);
+  }
+  const disk = performance.now() - start;
+  closeSync(fd);
+  const rawJson = join(home, "raw.jsonl");
+  const jsonFd = openSync(rawJson, "a");
+  const jsonBatches = makeBatches();
+  start = performance.now();
+  for (const batch of jsonBatches) {
+    let text = "";
+    for (const entry of batch) text += `${JSON.stringify(entry)}\n`;
+    writeSync(jsonFd, text);
+  }
+  const serialize = performance.now() - start;
+  closeSync(jsonFd);
+  const perSecond = (elapsed: number) =>
+    `${Math.round((batches * SAVE_POINT) / (elapsed / 1000)).toLocaleString("en-US")} entries/s`;
+  lines.push(
+    "",
+    `durable append: ${batches} batches of ${SAVE_POINT} entries (~${(payload / 1024).toFixed(0)} KB per batch)`,
+    `  ${"disk floor: write + fdatasync per batch, no store".padEnd(54)} ${ms(disk).padStart(10)}   ${perSecond(disk)}`,
+    `  ${"CPU floor: JSON.stringify + one write per batch".padEnd(54)} ${ms(serialize).padStart(10)}   ${perSecond(serialize)}`,
+  );
+  const variants: [string, "fsync" | "flush", number][] = [
+    ['"fsync", one batch at a time (await each)', "fsync", 1],
+    ['"fsync", 8 batches in flight (group commit)', "fsync", 8],
+    ['"fsync", 64 batches in flight (group commit)', "fsync", 64],
+    ['"flush" (no fdatasync), one batch at a time', "flush", 1],
+  ];
+  for (const [label, durability, inFlight] of variants) {
+    const store = new JsonlSessionStore({ home, durability });
+    const id = `append-${durability}-${inFlight}`;
+    await store.createSession({
+      type: "session",
+      version: 3,
+      id,
+      timestamp: timestamp(),
+      cwd: "/bench/append",
+    });
+    const all = makeBatches();
+    start = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < all.length) await store.appendEntries(id, all[next++]!);
+      }),
+    );
+    const elapsed = performance.now() - start;
+    lines.push(`  ${label.padEnd(54)} ${ms(elapsed).padStart(10)}   ${perSecond(elapsed)}`);
+    await store.close();
+  }
+}
+
+async function listingBench(home: string, lines: string[]): Promise<void> {
+  const files = 2_000;
+  const store = new JsonlSessionStore({ home, durability: "flush" });
+  const template = readFileSync(await writeSession(store, "template", linearEntries(500)));
+  await store.deleteSession("template");
+  await store.close();
+  const body = template.subarray(template.indexOf(10) + 1);
+  for (let index = 0; index < files; index++) {
+    const id = `listed-${String(index).padStart(4, "0")}`;
+    const created = new Date(Date.parse("2026-02-01T00:00:00.000Z") + index * 60_000).toISOString();
+    const cwd = `/bench/project-${index % 20}`;
+    const directory = join(home, "sessions", `--bench-project-${index % 20}--`);
+    mkdirSync(directory, { recursive: true });
+    const header = JSON.stringify({ type: "session", version: 3, id, timestamp: created, cwd });
+    writeFileSync(
+      join(directory, `${created.replace(/[:.]/g, "-")}_${id}.jsonl`),
+      Buffer.concat([Buffer.from(`${header}\n`), body]),
+    );
+  }
+  const child = spawnSync(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", import.meta.filename],
+    {
+      env: { ...process.env, ARBOR_BENCH_LIST_HOME: home },
+      encoding: "utf8",
+    },
+  );
+  if (child.status !== 0) throw new Error(`listing child failed: ${child.stderr}`);
+  const result = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Record<string, number>;
+  const mb = (value: number) => `${(value / 1048576).toFixed(0)} MB`;
+  lines.push(
+    "",
+    `listSessions over ${files} files of ${(template.length / 1048576).toFixed(2)} MB (${mb(files * template.length)} in all), child process`,
+    `  ${"first page (limit 50), cold store".padEnd(54)} ${ms(result.firstPageMs!).padStart(10)}`,
+    `  ${"all 40 pages, same store (summaries cached by size+mtime)".padEnd(54)} ${ms(result.allPagesMs!).padStart(10)}`,
+    `  ${"one cwd (100 files), cold store".padEnd(54)} ${ms(result.oneCwdMs!).padStart(10)}`,
+    `  RSS: ${mb(result.rssBefore!)} after start-up, ${mb(result.rssAfter!)} after listing, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
+  );
+}
+
+/** In the listing child: list, measure, print one JSON line. */
+async function listingChild(home: string): Promise<void> {
+  const rssBefore = process.memoryUsage().rss;
+  let start = performance.now();
+  const first = await new JsonlSessionStore({ home, readOnly: true }).listSessions({ limit: 50 });
+  const firstPageMs = performance.now() - start;
+  if (first.sessions.length !== 50) throw new Error("listing returned a short page");
+  start = performance.now();
+  const store = new JsonlSessionStore({ home, readOnly: true });
+  let cursor: string | undefined;
+  let seen = 0;
+  do {
+    const page = await store.listSessions({ limit: 50, cursor });
+    seen += page.sessions.length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  const allPagesMs = performance.now() - start;
+  if (seen !== 2000) throw new Error(`listing saw ${seen} sessions`);
+  start = performance.now();
+  await new JsonlSessionStore({ home, readOnly: true }).listSessions({ cwd: "/bench/project-7" });
+  const oneCwdMs = performance.now() - start;
+  const rssAfter = process.memoryUsage().rss;
+  const maxRss = process.resourceUsage().maxRSS * 1024;
+  console.log(JSON.stringify({ firstPageMs, allPagesMs, oneCwdMs, rssBefore, rssAfter, maxRss }));
+}
+
+async function runSessionStoreJsonlBench(): Promise<string[]> {
+  const lines: string[] = [];
+  const home = mkdtempSync(join(tmpdir(), "arbor-bench-jsonl-"));
+  try {
+    await openBench(home, lines);
+    await appendBench(home, lines);
+    rmSync(join(home, "sessions"), { recursive: true, force: true });
+    await listingBench(home, lines);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+const listHome = process.env.ARBOR_BENCH_LIST_HOME;
+if (listHome !== undefined && process.argv[1] === import.meta.filename) await listingChild(listHome);
+
+const bench: Bench = { name: "session-store-jsonl: open, append, list", run: runSessionStoreJsonlBench };
+export default bench;

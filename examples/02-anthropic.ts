@@ -1,0 +1,225 @@
+/**
+ * 02 — Anthropic: Claude streams its thinking and two parallel tool calls; we run the tools, send the
+ * results back (one user turn of tool_result blocks), and Claude answers. Every event is printed, then
+ * the usage with prompt-cache reads and writes and the cost.
+ *
+ *   pnpm tsx --conditions=source examples/02-anthropic.ts            (offline unless ANTHROPIC_API_KEY is set)
+ *   ... examples/02-anthropic.ts --record my.jsonl                   record the interactions to a cassette
+ *   ... examples/02-anthropic.ts --replay examples/fixtures/02-anthropic.jsonl   replay one, no server at all
+ *
+ * Without ANTHROPIC_API_KEY it starts a small local server that speaks the Messages API streaming
+ * protocol (SSE), and says so: the real SDK and provider run against it. With a key it talks to the real
+ * API (model: ARBOR_ANTHROPIC_MODEL, default claude-haiku-5-5).
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type AssistantEvent,
+  type Context,
+  createRecordingProvider,
+  createReplayProvider,
+  type Provider,
+  type ToolCall,
+  type ToolResultMessage,
+  Type,
+  validateToolArguments,
+} from "@arbor/ai-providers";
+import { createAnthropicProvider } from "@arbor/provider-anthropic";
+
+const weatherTool = {
+  name: "get_weather",
+  description: "Current weather in a city.",
+  parameters: Type.Object({ city: Type.String({ description: "City name, e.g. Paris" }) }),
+};
+const WEATHER: Record<string, string> = { Paris: "14 °C, light rain", Tokyo: "21 °C, clear sky" };
+
+/** A local stand-in for api.anthropic.com: thinking + two tool calls, then an answer from the results. */
+async function startLocalAnthropic(): Promise<{ url: string; close: () => void }> {
+  const pause = process.env.CI ? 0 : 12;
+  const send = (name: string, data: Record<string, unknown>) =>
+    `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const block = (index: number, start: object, deltas: object[]) => [
+    send("content_block_start", { index, content_block: start }),
+    ...deltas.map((delta) => send("content_block_delta", { index, delta })),
+    send("content_block_stop", { index }),
+  ];
+  const pieces = (text: string, size: number) => text.match(new RegExp(`[^]{1,${size}}`, "g")) ?? [];
+  const server = createServer((request, response) => {
+    let raw = "";
+    request.on("data", (chunk) => (raw += chunk));
+    request.on("end", async () => {
+      const body = JSON.parse(raw) as {
+        messages: { content: { type: string; content?: { text: string }[] }[] }[];
+      };
+      const results = (body.messages.at(-1)?.content ?? []).filter((part) => part.type === "tool_result");
+      const events: string[] = [];
+      if (results.length === 0) {
+        const calls = ["Paris", "Tokyo"].map((city, number) =>
+          block(2 + number, { type: "tool_use", id: `toolu_local_${city}`, name: "get_weather", input: {} }, [
+            ...pieces(JSON.stringify({ city }), 5).map((json) => ({
+              type: "input_json_delta",
+              partial_json: json,
+            })),
+          ]),
+        );
+        events.push(
+          ...block(0, { type: "thinking", thinking: "", signature: "" }, [
+            ...pieces("Two cities: call get_weather for each, in parallel.", 9).map((thinking) => ({
+              type: "thinking_delta",
+              thinking,
+            })),
+            { type: "signature_delta", signature: "local-demo-signature" },
+          ]),
+          ...block(
+            1,
+            { type: "text", text: "" },
+            pieces("Let me check both cities.", 6).map((text) => ({ type: "text_delta", text })),
+          ),
+          ...calls.flat(),
+        );
+      } else {
+        const [paris, tokyo] = results.map((result) => result.content?.[0]?.text ?? "?");
+        const answer = `Paris has ${paris} and Tokyo has ${tokyo}.`;
+        events.push(
+          ...block(
+            0,
+            { type: "text", text: "" },
+            pieces(answer, 6).map((text) => ({ type: "text_delta", text })),
+          ),
+        );
+      }
+      const first = results.length === 0;
+      const usage = {
+        input_tokens: first ? 310 : 95,
+        cache_creation_input_tokens: first ? 1200 : 140,
+        cache_read_input_tokens: first ? 0 : 1200,
+      };
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const stream = [
+        send("message_start", {
+          message: {
+            id: `msg_local_${first ? 1 : 2}`,
+            type: "message",
+            role: "assistant",
+            content: [],
+            model: "local",
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        }),
+        ...events,
+        send("message_delta", {
+          delta: { stop_reason: first ? "tool_use" : "end_turn", stop_sequence: null },
+          usage: { output_tokens: first ? 74 : 21 },
+        }),
+        send("message_stop", {}),
+      ];
+      for (const event of stream) {
+        response.write(event);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+function show(event: AssistantEvent): string {
+  switch (event.type) {
+    case "text_delta":
+    case "thinking_delta":
+    case "toolcall_delta":
+      return `${event.type.padEnd(14)} [${event.contentIndex}] ${JSON.stringify(event.delta)}`;
+    case "toolcall_end":
+      return `${event.type.padEnd(14)} [${event.contentIndex}] ${event.toolCall.name}(${JSON.stringify(event.toolCall.arguments)})`;
+    case "done":
+    case "error": {
+      const message = event.type === "done" ? event.message : event.error;
+      const { input, output, cacheRead, cacheWrite, cost } = message.usage;
+      const outcome =
+        event.type === "done" ? `stopReason=${event.reason}` : `${event.reason}: ${message.errorMessage}`;
+      return `${event.type.padEnd(14)} ${outcome}  tokens: ${input} in, ${cacheRead} cache read, ${cacheWrite} cache write, ${output} out  $${cost.total.toFixed(6)}`;
+    }
+    default:
+      return "contentIndex" in event ? `${event.type.padEnd(14)} [${event.contentIndex}]` : event.type;
+  }
+}
+
+function runTool(call: ToolCall): ToolResultMessage {
+  const checked = validateToolArguments(weatherTool, call.arguments);
+  const city = checked.ok ? String(checked.value.city) : "";
+  const text = checked.ok ? (WEATHER[city] ?? `no data for ${city}`) : checked.message;
+  return {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text", text }],
+    isError: !checked.ok,
+    timestamp: Date.now(),
+  };
+}
+
+const flag = (name: string) => {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+};
+const replayFile = flag("--replay");
+const recordFile = flag("--record");
+let local: { url: string; close: () => void } | undefined;
+let provider: Provider;
+if (replayFile !== undefined) {
+  console.log(`Replaying ${replayFile}: no server, no key, the recorded answers.`);
+  provider = createReplayProvider(replayFile);
+} else if (process.env.ANTHROPIC_API_KEY) {
+  console.log("ANTHROPIC_API_KEY is set: talking to the real Anthropic API.");
+  provider = createAnthropicProvider();
+} else {
+  local = await startLocalAnthropic();
+  console.log(
+    `No ANTHROPIC_API_KEY: talking to a LOCAL FAKE Anthropic server at ${local.url} (offline demo).`,
+  );
+  provider = createAnthropicProvider({ apiKey: "sk-ant-local-demo", baseURL: local.url });
+}
+if (recordFile !== undefined) {
+  console.log(`Recording to ${recordFile}.`);
+  provider = createRecordingProvider(provider, recordFile);
+}
+
+const modelId = process.env.ARBOR_ANTHROPIC_MODEL ?? "claude-haiku-5-5";
+const model =
+  provider.models.find((candidate) => candidate.id === modelId) ?? provider.resolveModel?.(modelId);
+if (model === undefined) throw new Error(`Unknown model ${modelId}`);
+const context: Context = {
+  systemPrompt: "You are a concise weather assistant. Use get_weather for every city you are asked about.",
+  messages: [
+    {
+      role: "user",
+      content: "What's the weather in Paris and in Tokyo? One sentence.",
+      timestamp: Date.now(),
+    },
+  ],
+  tools: [weatherTool],
+};
+
+try {
+  for (let turn = 1; turn <= 4; turn++) {
+    console.log(`--- model call ${turn} (${model.provider}/${model.id})`);
+    const stream = provider.stream(model, context, { reasoning: "low", maxTokens: 4096 });
+    for await (const event of stream) console.log(show(event));
+    const message = await stream.result();
+    context.messages.push(message);
+    const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+    if (message.stopReason !== "toolUse" || calls.length === 0) break;
+    for (const call of calls) {
+      const result = runTool(call);
+      console.log(
+        `--- tool ${call.name}(${JSON.stringify(call.arguments)}) -> ${JSON.stringify(result.content[0])}`,
+      );
+      context.messages.push(result);
+    }
+  }
+} finally {
+  local?.close();
+}

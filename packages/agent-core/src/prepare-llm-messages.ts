@@ -1,0 +1,128 @@
+import { type AssistantMessage, type Message, type Model, transformMessages } from "@arbor/ai-providers";
+import { isLlmMessage } from "./convert-to-llm.js";
+import type { AgentMessage } from "./types.js";
+
+function isSkippedResponse(message: Message): boolean {
+  return message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
+}
+
+function sameTarget(a: Model, b: Model): boolean {
+  return (
+    a === b ||
+    (a.provider === b.provider &&
+      a.api === b.api &&
+      a.id === b.id &&
+      a.input.includes("image") === b.input.includes("image"))
+  );
+}
+
+function fromModel(message: AssistantMessage, model: Model): boolean {
+  return message.provider === model.provider && message.api === model.api && message.model === model.id;
+}
+
+/**
+ * Prepares the messages of each model call of one run: `convertToLlm`'s output passed through
+ * `transformMessages()` for the target model — incrementally. A run appends to its transcript, so
+ * between two calls only the new messages need converting and transforming; the result is exactly
+ * what `transformMessages()` over the whole conversation returns (see the conditions below), at a
+ * cost of O(new messages) plus one pointer copy of the list per call instead of a copy of every
+ * message.
+ *
+ * The previous output is extended when (1) the target model is the same, (2) the previous input is
+ * an unchanged prefix of the new input (same objects; checked by reference, or known when the
+ * default converter ran over the append-only transcript), (3) the first new message closes the
+ * previous turn as a full transform would (a `user` message or a kept assistant message), (4) every
+ * new kept assistant message comes from the target model itself (its ids are kept verbatim), and
+ * (5) none of its tool-call ids is already in the output (a full transform would rename the older
+ * one). Otherwise the whole conversation is transformed again.
+ *
+ * Internal: one instance per run.
+ */
+export class LlmMessagePreparer {
+  private transcript: readonly AgentMessage[] | undefined;
+  private transcriptSeen = 0;
+  private converted: Message[] = [];
+
+  private model: Model | undefined;
+  private inputs: readonly Message[] = [];
+  private inputLength = 0;
+  private output: Message[] = [];
+  private readonly outputIds = new Set<string>();
+
+  /**
+   * The default `convertToLlm` (keep user, assistant and tool-result messages) over a transcript the
+   * run only appends to: converts only the messages added since the last call. Returns an internal
+   * array; pass it to {@link prepare} with `appendOnly: true` and do not change it.
+   */
+  convertAppendOnly(transcript: readonly AgentMessage[]): readonly Message[] {
+    if (transcript !== this.transcript || transcript.length < this.transcriptSeen) {
+      this.transcript = transcript;
+      this.transcriptSeen = 0;
+      this.converted = [];
+    }
+    for (let index = this.transcriptSeen; index < transcript.length; index++) {
+      const message = transcript[index]!;
+      if (isLlmMessage(message)) this.converted.push(message);
+    }
+    this.transcriptSeen = transcript.length;
+    return this.converted;
+  }
+
+  /**
+   * The messages to send: `transformMessages(converted, model)`, computed incrementally when possible.
+   * Returns a new array each call (the caller may keep it); its messages may be shared between calls.
+   */
+  prepare(converted: readonly Message[], model: Model, appendOnly: boolean): Message[] {
+    if (!this.extend(converted, model, appendOnly)) this.rebuild(converted, model, appendOnly);
+    return this.output.slice();
+  }
+
+  private extend(converted: readonly Message[], model: Model, appendOnly: boolean): boolean {
+    const previous = this.model;
+    if (previous === undefined || !sameTarget(previous, model) || converted.length < this.inputLength)
+      return false;
+    if (appendOnly) {
+      if (converted !== this.inputs) return false;
+    } else {
+      for (let index = 0; index < this.inputLength; index++) {
+        if (converted[index] !== this.inputs[index]) return false;
+      }
+    }
+    if (converted.length === this.inputLength) return true;
+    const first = converted[this.inputLength]!;
+    if (first.role === "toolResult" || isSkippedResponse(first)) return false;
+    const suffix = converted.slice(this.inputLength);
+    const newIds = new Set<string>();
+    for (const message of suffix) {
+      if (message.role !== "assistant" || isSkippedResponse(message)) continue;
+      if (!fromModel(message, model)) return false;
+      for (const block of message.content) {
+        if (block.type !== "toolCall") continue;
+        if (this.outputIds.has(block.id)) return false;
+        newIds.add(block.id);
+      }
+    }
+    for (const message of transformMessages(suffix, model)) this.output.push(message);
+    for (const id of newIds) this.outputIds.add(id);
+    this.remember(converted, model, appendOnly);
+    return true;
+  }
+
+  private rebuild(converted: readonly Message[], model: Model, appendOnly: boolean): void {
+    this.output = transformMessages(converted, model);
+    this.outputIds.clear();
+    for (const message of this.output) {
+      if (message.role !== "assistant") continue;
+      for (const block of message.content) if (block.type === "toolCall") this.outputIds.add(block.id);
+    }
+    this.remember(converted, model, appendOnly);
+  }
+
+  private remember(converted: readonly Message[], model: Model, appendOnly: boolean): void {
+    this.model = model;
+    // The default converter's array only grows; a custom converter's array is copied, since nothing
+    // stops its owner from changing it later.
+    this.inputs = appendOnly ? converted : converted.slice();
+    this.inputLength = converted.length;
+  }
+}

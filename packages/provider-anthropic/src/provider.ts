@@ -1,0 +1,184 @@
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import {
+  type AssistantStream,
+  abortMessage,
+  type Context,
+  createProviderStream,
+  type Model,
+  type Provider,
+  type ProviderResponseInfo,
+  type RetryPolicy,
+  resolveRetryPolicy,
+  retryWithPolicy,
+  type StreamOptions,
+} from "@arbor/ai-providers";
+import {
+  classifyFailure,
+  describeFailure,
+  HookError,
+  headersRecord,
+  InterruptedStreamError,
+  MISSING_API_KEY_MESSAGE,
+} from "./errors.js";
+import { ANTHROPIC_PROVIDER_ID, anthropicModels, withoutSnapshotDate } from "./models.js";
+import { type AnthropicRequestBody, buildRequestBody } from "./request.js";
+import type { AnthropicProviderSettings } from "./settings.js";
+import { AnthropicStreamState } from "./stream-events.js";
+
+type ResponseHook = (info: ProviderResponseInfo, model: Model) => void | Promise<void>;
+type PayloadHook = (body: unknown, model: Model) => unknown | undefined | Promise<unknown | undefined>;
+
+/** Calls observation hooks; their failures are ignored (contract of `onResponse`). */
+async function notify(hooks: (ResponseHook | undefined)[], info: ProviderResponseInfo, model: Model) {
+  for (const hook of hooks) {
+    if (hook === undefined) continue;
+    try {
+      await hook(info, model);
+    } catch {
+      // Observation only.
+    }
+  }
+}
+
+/** Runs the payload hooks in order; each may replace the body. */
+async function applyPayloadHooks(
+  body: AnthropicRequestBody,
+  hooks: [name: string, hook: PayloadHook | undefined][],
+  model: Model,
+): Promise<AnthropicRequestBody> {
+  let current: unknown = body;
+  for (const [name, hook] of hooks) {
+    if (hook === undefined) continue;
+    try {
+      const replaced = await hook(current, model);
+      if (replaced !== undefined) current = replaced;
+    } catch (error) {
+      throw new HookError(name, error);
+    }
+  }
+  return current as AnthropicRequestBody;
+}
+
+/**
+ * Creates the Anthropic provider: the Messages API through `@anthropic-ai/sdk`, streamed
+ * (`messages.create({ stream: true })`, raw events, no SDK-side accumulation), with the Claude catalog
+ * as its models.
+ *
+ * Each `stream()` call:
+ * 1. ends at once with an `error` message, sending nothing, when no API key is configured;
+ * 2. builds the body (thinking level, prompt caching, converted messages, tools) and passes it through
+ *    `settings.onPayload` then `options.onPayload`;
+ * 3. sends it, retrying transient failures (429 honouring `retry-after`, 5xx, 529 overloaded, dropped
+ *    connections, an `overloaded_error` before any content) with the retry policy of
+ *    `@arbor/ai-providers` (the SDK's own retries are off); a `retry-after` longer than
+ *    `maxRetryDelayMs` fails at once saying how long the server asked to wait;
+ * 4. reports each HTTP response to `onResponse`, then streams the events.
+ *
+ * Failures end the stream as data (see `describeFailure`): HTTP errors with their status and the
+ * server's message (a "prompt is too long" rejection is recognized by `isContextOverflow`), a stream
+ * that breaks after content keeps that content with `stopReason: "error"`, an abort gives `"aborted"`.
+ */
+export function createAnthropicProvider(settings: AnthropicProviderSettings = {}): Provider {
+  const id = settings.id ?? ANTHROPIC_PROVIDER_ID;
+  if (settings.retry !== undefined) resolveRetryPolicy(settings.retry); // invalid settings throw here
+  const catalog = anthropicModels(id, settings.baseURL);
+  const extra = (settings.models ?? []).map((model) => ({ ...model, provider: model.provider || id }));
+  const models: Model[] = [
+    ...catalog.filter((model) => !extra.some((candidate) => candidate.id === model.id)),
+    ...extra,
+  ];
+  const clients = new Map<string, Anthropic>();
+
+  const clientFor = (apiKey: string, baseURL: string | undefined): Anthropic => {
+    const key = `${baseURL ?? ""}\n${apiKey}`;
+    let client = clients.get(key);
+    if (client === undefined) {
+      client = new Anthropic({
+        apiKey,
+        maxRetries: 0,
+        ...(baseURL !== undefined ? { baseURL } : {}),
+        ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}),
+        ...(settings.fetch !== undefined ? { fetch: settings.fetch } : {}),
+      });
+      clients.set(key, client);
+    }
+    return client;
+  };
+
+  const resolveModel = (modelId: string): Model | undefined => {
+    const found = models.find((model) => model.id === modelId);
+    if (found !== undefined) return found;
+    const base = withoutSnapshotDate(modelId);
+    const snapshotOf = base === undefined ? undefined : models.find((model) => model.id === base);
+    return snapshotOf === undefined
+      ? undefined
+      : { ...snapshotOf, id: modelId, name: `${snapshotOf.name} (${modelId})` };
+  };
+
+  const stream = (model: Model, context: Context, options?: StreamOptions): AssistantStream =>
+    createProviderStream(model, options, async ({ writer, signal }) => {
+      const apiKey = options?.apiKey ?? settings.apiKey ?? process.env.ANTHROPIC_API_KEY;
+      if (apiKey === undefined || apiKey.trim() === "") {
+        writer.fail("error", MISSING_API_KEY_MESSAGE);
+        return;
+      }
+      const responseHooks = [settings.onResponse, options?.onResponse];
+      const policy: Partial<RetryPolicy> = { ...settings.retry };
+      if (options?.maxRetries !== undefined) policy.maxRetries = options.maxRetries;
+      if (options?.maxRetryDelayMs !== undefined) policy.maxRetryDelayMs = options.maxRetryDelayMs;
+      const headers = { ...settings.headers, ...model.headers, ...options?.headers };
+      const longRetention = (options?.cacheRetention ?? settings.cacheRetention) === "long";
+      try {
+        const body = await applyPayloadHooks(
+          buildRequestBody(model, context, options, settings),
+          [
+            ["settings.onPayload", settings.onPayload],
+            ["onPayload", options?.onPayload],
+          ],
+          model,
+        );
+        const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl);
+        await retryWithPolicy(
+          async () => {
+            const state = new AnthropicStreamState(writer, model, longRetention);
+            let events: AsyncIterable<RawMessageStreamEvent>;
+            try {
+              const { data, response } = await client.messages
+                .create(body, { signal, headers })
+                .withResponse();
+              events = data;
+              await notify(
+                responseHooks,
+                { status: response.status, headers: headersRecord(response.headers) },
+                model,
+              );
+            } catch (error) {
+              if (error instanceof APIError && error.status !== undefined) {
+                await notify(
+                  responseHooks,
+                  { status: error.status, headers: headersRecord(error.headers) },
+                  model,
+                );
+              }
+              throw error;
+            }
+            try {
+              for await (const event of events) state.handle(event);
+              if (signal?.aborted) return;
+              state.finish();
+            } catch (error) {
+              if (signal?.aborted || !state.streamedContent) throw error;
+              throw new InterruptedStreamError(error);
+            }
+          },
+          { policy, signal, classify: classifyFailure },
+        );
+      } catch (error) {
+        if (signal?.aborted) writer.fail("aborted", abortMessage(signal));
+        else writer.fail("error", describeFailure(error));
+      }
+    });
+
+  return { id, models, stream, resolveModel };
+}

@@ -1,0 +1,133 @@
+/**
+ * How a batch of entries is laid out in a session file, so that a batch is all-or-nothing on reopen
+ * and listing reads only a file's tail.
+ *
+ * A batch is written with one `write`: every entry line ends with a tab before its newline
+ * (`{…}\t\n`, JSON whitespace, invisible to any JSON reader), and the batch ends with one trailer
+ * line `{"type":"session","arbor":"batch",…}` that carries the session's running totals. A batch is
+ * committed once its trailer line is complete. Lines without the tab (those the pi agent writes) are
+ * complete on their own. The pi agent reads these files unchanged: JSON.parse ignores the tab, and
+ * its tree skips every `type: "session"` line after the header.
+ */
+import type { SessionEntry, SessionHeader } from "@arbor/session-store";
+
+/** The byte that marks a line as part of a batch whose trailer follows. */
+export const BATCH_LINE_MARK = 0x09;
+
+/** The first bytes of every trailer line. */
+export const TRAILER_PREFIX = '{"type":"session","arbor":"batch"';
+
+/** A session's running totals: what listing shows and the next trailer carries. */
+export interface SessionTally {
+  /** Id of the last entry in append order, `null` when there is none. */
+  lastEntryId: string | null;
+  /** Timestamp of the last entry, when it has one. */
+  updatedAt: string | undefined;
+  /** Entries stored (trailers not counted). */
+  entryCount: number;
+  /** `message` entries stored. */
+  messageCount: number;
+  /** The latest `session_info` name, trimmed (an empty name clears it). */
+  name: string | undefined;
+}
+
+/** The totals of a session with no entries. */
+export function emptyTally(): SessionTally {
+  return { lastEntryId: null, updatedAt: undefined, entryCount: 0, messageCount: 0, name: undefined };
+}
+
+/** Adds one entry to a tally (in place). `name` is the entry's name when it is a `session_info`. */
+export function countEntry(
+  tally: SessionTally,
+  type: string,
+  id: string,
+  timestamp: unknown,
+  name: unknown,
+): void {
+  tally.lastEntryId = id;
+  tally.entryCount += 1;
+  if (typeof timestamp === "string") tally.updatedAt = timestamp;
+  if (type === "message") tally.messageCount += 1;
+  else if (type === "session_info" && typeof name === "string") tally.name = name.trim() || undefined;
+}
+
+/** The header line: `{"type":"session","version":3,"id","timestamp","cwd",…}` and a newline. */
+export function encodeHeader(header: SessionHeader): string {
+  const { type: _type, version, id, timestamp, cwd, ...rest } = header;
+  return `${JSON.stringify({ type: "session", version: version ?? 3, id, timestamp, cwd, ...rest })}\n`;
+}
+
+/** One entry as JSON with `type`, `id`, `parentId`, `timestamp` first (the order pi writes and the scanner reads). */
+export function encodeEntry(entry: SessionEntry): string {
+  if (hasTreeKeysFirst(entry)) return JSON.stringify(entry);
+  const { type, id, parentId, timestamp, ...rest } = entry;
+  return JSON.stringify({ type, id, parentId, timestamp, ...rest });
+}
+
+/** True when the entry's keys already start with type, id, parentId (then timestamp, if it has one). */
+function hasTreeKeysFirst(entry: SessionEntry): boolean {
+  const keys = Object.keys(entry);
+  return (
+    keys[0] === "type" &&
+    keys[1] === "id" &&
+    keys[2] === "parentId" &&
+    (keys[3] === "timestamp" || !Object.hasOwn(entry, "timestamp"))
+  );
+}
+
+/** The trailer line for the totals after a batch (no newline). */
+export function encodeTrailer(tally: SessionTally): string {
+  const trailer: Record<string, unknown> = {
+    lastEntryId: tally.lastEntryId,
+    updatedAt: tally.updatedAt,
+    entries: tally.entryCount,
+    messages: tally.messageCount,
+  };
+  if (tally.name !== undefined) trailer.name = tally.name;
+  return `${TRAILER_PREFIX},${JSON.stringify(trailer).slice(1)}`;
+}
+
+/** Reads a trailer line's totals; undefined when the text is not a trailer. */
+export function decodeTrailer(text: string): SessionTally | undefined {
+  if (!text.startsWith(TRAILER_PREFIX)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return tallyOfTrailer(value);
+}
+
+/** The totals of a parsed trailer object; undefined when it is not one. */
+export function tallyOfTrailer(value: unknown): SessionTally | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const trailer = value as Record<string, unknown>;
+  if (trailer.type !== "session" || trailer.arbor !== "batch") return undefined;
+  return {
+    lastEntryId: typeof trailer.lastEntryId === "string" ? trailer.lastEntryId : null,
+    updatedAt: typeof trailer.updatedAt === "string" ? trailer.updatedAt : undefined,
+    entryCount: typeof trailer.entries === "number" ? trailer.entries : 0,
+    messageCount: typeof trailer.messages === "number" ? trailer.messages : 0,
+    name: typeof trailer.name === "string" ? trailer.name : undefined,
+  };
+}
+
+/** A batch ready to be written: its text, its size in bytes, and the totals once it is stored. */
+export interface EncodedBatch {
+  text: string;
+  byteLength: number;
+  tally: SessionTally;
+}
+
+/** Encodes entries as one batch (entry lines marked with a tab, then the trailer) after `before`. */
+export function encodeBatch(entries: readonly SessionEntry[], before: SessionTally): EncodedBatch {
+  const tally = { ...before };
+  let text = "";
+  for (const entry of entries) {
+    text += `${encodeEntry(entry)}\t\n`;
+    countEntry(tally, entry.type, entry.id, entry.timestamp, (entry as { name?: unknown }).name);
+  }
+  text += `${encodeTrailer(tally)}\n`;
+  return { text, byteLength: Buffer.byteLength(text, "utf8"), tally };
+}

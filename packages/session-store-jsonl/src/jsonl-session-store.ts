@@ -1,0 +1,305 @@
+/**
+ * `JsonlSessionStore`: one append-only JSONL file per session under
+ * `<home>/sessions/<encoded cwd>/<timestamp>_<id>.jsonl`, in the pi agent's version-3 format.
+ */
+import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import {
+  type AppendOptions,
+  type ListSessionsQuery,
+  needsMigration,
+  SessionConflictError,
+  type SessionEntry,
+  SessionExistsError,
+  type SessionHeader,
+  SessionNotFoundError,
+  type SessionPage,
+  type SessionStore,
+  type StoredSession,
+} from "@arbor/session-store";
+import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
+import { syncDirectory } from "./durability.js";
+import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
+import { assertValidSessionId, encodeCwd, resolveHome, SessionPathIndex, sessionFileName } from "./layout.js";
+import { listSessionFiles, type SummaryCache } from "./listing.js";
+import { migrateSessionBytes } from "./migration.js";
+import { scanEntries } from "./scanner.js";
+import { describeTail, parseFile, SessionFile, type SessionFileContext } from "./session-file.js";
+
+/** Options of {@link JsonlSessionStore}. */
+export interface JsonlSessionStoreOptions {
+  /** The Arbor home; sessions live in `<home>/sessions`. Default: `$ARBOR_HOME`, else `~/.arbor`. */
+  home?: string;
+  /**
+   * `"fsync"` (default): an append resolves once its batch is on disk (`fdatasync`; appends in flight
+   * together share one sync). `"flush"`: it resolves once the batch is written to the OS, which survives
+   * a crash of the process but not of the machine.
+   */
+  durability?: "fsync" | "flush";
+  /** Open without locks; every write throws `SessionReadOnlyError`, and damaged files are left as they are. */
+  readOnly?: boolean;
+  /**
+   * Receives every warning (a torn tail moved aside, a bad line skipped, a migration).
+   *
+   * Contract: must not throw.
+   */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The embedded default {@link SessionStore}: one JSONL file per session, append-only, in the pi agent's
+ * format (it opens, lists and continues pi's own files, and pi can read the files it writes).
+ *
+ * A batch is one `write` (and one `fdatasync`) and is all-or-nothing on reopen; a torn tail is moved to
+ * `<file>.torn` and cut off; writers hold `<file>.lock`; listing reads each file's header and tail only;
+ * opening a file scans only the tree fields of each line and parses bodies when `entry()` asks.
+ */
+export class JsonlSessionStore implements SessionStore {
+  /** `<home>/sessions`. */
+  readonly sessionsDirectory: string;
+  private readonly readOnly: boolean;
+  private readonly context: SessionFileContext;
+  private readonly index: SessionPathIndex;
+  private readonly files = new Map<string, SessionFile>();
+  private readonly summaries: SummaryCache = new Map();
+
+  constructor(options: JsonlSessionStoreOptions = {}) {
+    this.sessionsDirectory = join(resolveHome(options.home), "sessions");
+    this.readOnly = options.readOnly ?? false;
+    const onWarning = options.onWarning;
+    this.context = {
+      owner: this,
+      durable: (options.durability ?? "fsync") === "fsync",
+      warn: (message) => onWarning?.(message),
+      vanished: (file) => {
+        this.forget(file);
+        this.index.remove(file.sessionId);
+      },
+    };
+    this.index = new SessionPathIndex(this.sessionsDirectory);
+  }
+
+  /** The file of a session, or undefined when the store has no such session. */
+  pathOf(sessionId: string): string | undefined {
+    assertValidSessionId(sessionId);
+    return this.index.find(sessionId);
+  }
+
+  /**
+   * Creates `<home>/sessions/<encoded cwd>/<timestamp>_<id>.jsonl` (mode 0600, directories 0700) holding
+   * the header line, durably, and takes the session's lock.
+   *
+   * Contract: throws `SessionExistsError` when the id is taken, `SessionReadOnlyError` on a read-only
+   * store, `InvalidStoreArgumentError` for an id that cannot name a file or a header without a string
+   * `cwd`.
+   */
+  async createSession(header: SessionHeader): Promise<void> {
+    if (this.readOnly) throw new SessionReadOnlyError(String(header?.id), "create");
+    if (typeof header !== "object" || header === null) {
+      throw new InvalidStoreArgumentError("createSession: the header must be an object.");
+    }
+    assertValidSessionId(header.id);
+    if (typeof header.cwd !== "string") {
+      throw new InvalidStoreArgumentError(`createSession: the header of "${header.id}" needs a string cwd.`);
+    }
+    if (this.index.find(header.id, false) !== undefined) throw new SessionExistsError(header.id);
+    let line: Buffer;
+    try {
+      line = Buffer.from(encodeHeader(header), "utf8");
+    } catch (error) {
+      throw new InvalidStoreArgumentError(
+        `createSession: the header is not JSON data: ${(error as Error).message}`,
+      );
+    }
+    const directory = join(this.sessionsDirectory, encodeCwd(header.cwd));
+    this.ensureDirectory(directory);
+    const file = this.fileOf(header.id, join(directory, sessionFileName(header.timestamp, header.id)));
+    file.lock();
+    let created = false;
+    try {
+      created = file.create(line);
+    } finally {
+      if (!created) this.forget(file);
+    }
+    if (!created) throw new SessionExistsError(header.id);
+    this.index.add(header.id, file.path);
+  }
+
+  /**
+   * Appends a batch: one write of every entry line and the batch trailer, then (with `"fsync"`) one
+   * `fdatasync`, shared with appends in flight at the same time.
+   *
+   * Contract: see {@link SessionStore.appendEntries}. The check of `expectedLastEntryId` is made against
+   * the file's real last entry under the lock (lines another program appended are read first). Throws
+   * `SessionLockedError` naming the process that holds the session, `SessionReadOnlyError` on a
+   * read-only store, and `InvalidStoreArgumentError` (storing nothing) for an entry without a string
+   * `type` and `id` and a `parentId`, or that is not JSON data.
+   */
+  async appendEntries(
+    sessionId: string,
+    entries: readonly SessionEntry[],
+    options?: AppendOptions,
+  ): Promise<void> {
+    if (this.readOnly) throw new SessionReadOnlyError(sessionId, "append to");
+    assertValidSessionId(sessionId);
+    const expected = options?.expectedLastEntryId;
+    const file = this.fileOf(sessionId, this.requirePath(sessionId));
+    if (entries.length === 0) {
+      const last = expected === undefined ? undefined : file.peekTally().lastEntryId;
+      if (expected !== undefined && last !== expected)
+        throw new SessionConflictError(sessionId, expected, last ?? null);
+      return;
+    }
+    validateEntries(sessionId, entries);
+    file.prepareAppend();
+    const last = file.tally.lastEntryId;
+    if (expected !== undefined && expected !== last)
+      throw new SessionConflictError(sessionId, expected, last);
+    let batch: EncodedBatch;
+    try {
+      batch = encodeBatch(entries, file.tally);
+    } catch (error) {
+      throw new InvalidStoreArgumentError(
+        `appendEntries: a batch for "${sessionId}" is not JSON data: ${(error as Error).message}`,
+      );
+    }
+    await file.append(batch);
+  }
+
+  /**
+   * Reads a session. Its header and every line's tree fields are read; bodies are parsed when
+   * `entry()` is called.
+   *
+   * Contract: see {@link SessionStore.readSession}. A torn tail (a last line without its newline, or a
+   * batch without its trailer) is moved to `<file>.torn` and cut off, unless the store is read-only or
+   * another process holds the session (then it is only left out); a version 1 or 2 file is migrated and
+   * rewritten (the original kept as `<file>.v<N>.bak`) under the same conditions. Each is reported in
+   * `warnings`, as is every skipped line (by its line number).
+   */
+  async readSession(sessionId: string): Promise<StoredSession> {
+    assertValidSessionId(sessionId);
+    const file = this.fileOf(sessionId, this.requirePath(sessionId));
+    const warnings: string[] = [];
+    let read = file.read();
+    if (!this.readOnly && (read.committedEnd < read.buffer.length || needsMigration(read.header))) {
+      const holder = file.withExclusive(() => {
+        read = file.read(); // Again, now that no other writer can be in the middle of a batch.
+        if (needsMigration(read.header)) read = file.migrate(read, warnings);
+        if (read.committedEnd < read.buffer.length) file.repairTail(read, warnings);
+      });
+      if (holder !== undefined) warnings.push(`not repaired: the session is open for writing by ${holder}`);
+    }
+    if (needsMigration(read.header)) {
+      const migrated = migrateSessionBytes(read.buffer.subarray(0, read.committedEnd));
+      warnings.push(
+        `migrated from format version ${migrated.fromVersion} to 3 in memory only (the file is unchanged)`,
+        ...migrated.warnings,
+      );
+      read = parseFile(sessionId, migrated.bytes);
+    }
+    if (read.committedEnd < read.buffer.length)
+      warnings.push(`${describeTail(read)} left out (the file is unchanged)`);
+    const scan = scanEntries(sessionId, read.buffer, read.headerEnd, read.committedEnd);
+    warnings.push(...scan.warnings);
+    file.remember(read.committedEnd, scan.tally);
+    for (const warning of warnings) this.context.warn(`${sessionId}: ${warning}`);
+    return { header: read.header, entries: scan.entries, warnings };
+  }
+
+  /**
+   * Lists sessions, newest activity first.
+   *
+   * Contract: see {@link SessionStore.listSessions}. Reads each file's header and tail (the last batch
+   * trailer holds the totals); memory stays bounded by the number of sessions, not their size.
+   */
+  async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
+    return listSessionFiles(this.sessionsDirectory, query, this.summaries, this.context.warn);
+  }
+
+  /**
+   * Deletes a session's file and its sidecars (`.torn`, migration backups).
+   *
+   * Contract: see {@link SessionStore.deleteSession}; throws `SessionLockedError` when another process
+   * holds the session and `SessionReadOnlyError` on a read-only store.
+   */
+  async deleteSession(sessionId: string): Promise<void> {
+    if (this.readOnly) throw new SessionReadOnlyError(sessionId, "delete");
+    assertValidSessionId(sessionId);
+    const file = this.fileOf(sessionId, this.requirePath(sessionId));
+    file.lock();
+    await file.idle();
+    const { path } = file;
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      this.forget(file);
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      this.index.remove(sessionId);
+      throw new SessionNotFoundError(sessionId);
+    }
+    const directory = dirname(path);
+    const name = basename(path);
+    for (const sibling of readdirSync(directory)) {
+      if (sibling === `${name}.torn` || (sibling.startsWith(`${name}.v`) && sibling.endsWith(".bak"))) {
+        unlinkSync(join(directory, sibling));
+      }
+    }
+    if (this.context.durable) syncDirectory(directory);
+    this.forget(file);
+    this.index.remove(sessionId);
+    this.summaries.delete(path);
+  }
+
+  /** Waits for syncs in flight, closes descriptors and releases every lock this store holds. Idempotent. */
+  async close(): Promise<void> {
+    const files = [...this.files.values()];
+    await Promise.all(files.map((file) => file.idle()));
+    for (const file of files) this.forget(file);
+  }
+
+  private requirePath(sessionId: string): string {
+    const path = this.index.find(sessionId);
+    if (path === undefined) throw new SessionNotFoundError(sessionId);
+    return path;
+  }
+
+  private fileOf(sessionId: string, path: string): SessionFile {
+    let file = this.files.get(sessionId);
+    if (file !== undefined && file.path !== path) {
+      this.forget(file);
+      file = undefined;
+    }
+    if (file === undefined) {
+      file = new SessionFile(sessionId, path, this.context);
+      this.files.set(sessionId, file);
+    }
+    return file;
+  }
+
+  /** Releases a file (descriptor, lock) and forgets what this store knew of it. */
+  private forget(file: SessionFile): void {
+    file.release();
+    if (this.files.get(file.sessionId) === file) this.files.delete(file.sessionId);
+  }
+
+  private ensureDirectory(directory: string): void {
+    const created = mkdirSync(directory, { recursive: true, mode: 0o700 });
+    if (created !== undefined && this.context.durable) syncDirectory(dirname(created));
+  }
+}
+
+function validateEntries(sessionId: string, entries: readonly SessionEntry[]): void {
+  for (const [index, entry] of entries.entries()) {
+    const { type, id, parentId } = (entry ?? {}) as { type: unknown; id: unknown; parentId: unknown };
+    if (
+      typeof type !== "string" ||
+      typeof id !== "string" ||
+      (parentId !== null && typeof parentId !== "string")
+    ) {
+      throw new InvalidStoreArgumentError(
+        `appendEntries: entry ${index} of the batch for "${sessionId}" lacks a string "type" and "id" or a ` +
+          `"parentId" (string or null).`,
+      );
+    }
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Opening a session file: one pass over its bytes that reads only what the tree needs from each line
+ * (type, id, parentId, where the line is) and leaves the bodies for {@link JsonlStoredEntry.entry}.
+ */
+import { SessionCorruptError, type SessionEntry, type SessionHeader } from "@arbor/session-store";
+import {
+  BATCH_LINE_MARK,
+  countEntry,
+  emptyTally,
+  type SessionTally,
+  TRAILER_PREFIX,
+  tallyOfTrailer,
+} from "./batch-format.js";
+import { createLineHead, type LineHead, readLineHead } from "./line-head.js";
+import { type EntrySource, JsonlStoredEntry } from "./stored-entry.js";
+
+const NEWLINE = 0x0a;
+const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
+
+/** The header line of a session file and where the entries start. */
+export interface ParsedHeader {
+  header: SessionHeader;
+  /** Byte offset just after the header's newline. */
+  headerEnd: number;
+}
+
+/**
+ * Parses line 1 of a session file.
+ *
+ * Contract: throws `SessionCorruptError` when line 1 is missing, incomplete (no newline), not JSON, or
+ * not a `{"type":"session","id":…}` object.
+ */
+export function parseHeaderLine(sessionId: string, buffer: Buffer): ParsedHeader {
+  const newline = buffer.indexOf(NEWLINE);
+  if (newline < 0) {
+    throw new SessionCorruptError(
+      sessionId,
+      buffer.length === 0 ? "the file is empty" : "the header line is incomplete",
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(buffer.toString("utf8", 0, newline));
+  } catch (error) {
+    throw new SessionCorruptError(sessionId, "line 1 (the header) is not valid JSON", { cause: error });
+  }
+  const header = value as SessionHeader;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    header.type !== "session" ||
+    typeof header.id !== "string"
+  ) {
+    throw new SessionCorruptError(sessionId, 'line 1 is not a session header ({"type":"session","id":…})');
+  }
+  return { header, headerEnd: newline + 1 };
+}
+
+/**
+ * Where the committed part of a file ends: before a last line with no newline (torn) and before a
+ * run of batch lines at the end whose trailer never made it to disk. Never before `floor`.
+ */
+export function findCommittedEnd(buffer: Buffer, floor: number): number {
+  let end = buffer.length;
+  if (end > floor && buffer[end - 1] !== NEWLINE)
+    end = Math.max(floor, buffer.lastIndexOf(NEWLINE, end - 1) + 1);
+  while (end > floor) {
+    const mark = buffer[end - 2] === 0x0d ? buffer[end - 3] : buffer[end - 2];
+    if (mark !== BATCH_LINE_MARK) break;
+    end = end >= 2 ? Math.max(floor, buffer.lastIndexOf(NEWLINE, end - 2) + 1) : floor;
+  }
+  return end;
+}
+
+/** Number of lines (complete or not) in `buffer[start, end)`. */
+export function countLines(buffer: Buffer, start: number, end: number): number {
+  let lines = 0;
+  for (let position = start; position < end; lines++) {
+    const newline = buffer.indexOf(NEWLINE, position);
+    position = newline < 0 || newline >= end ? end : newline + 1;
+  }
+  return lines;
+}
+
+/** What {@link scanEntries} found. */
+export interface ScanResult {
+  entries: JsonlStoredEntry[];
+  warnings: string[];
+  tally: SessionTally;
+}
+
+/**
+ * Scans the entry lines in `buffer[headerEnd, end)` (`end` at a line boundary).
+ *
+ * Contract: never throws for damaged lines. A line that is not JSON (or not an entry) is skipped with
+ * a warning naming its line number; the entries of a batch whose trailer is missing (a write cut
+ * short, followed by lines of another writer) are skipped with a warning; blank lines and trailers
+ * are not entries. Only `session_info` lines and lines the fast path cannot read are parsed here.
+ */
+export function scanEntries(sessionId: string, buffer: Buffer, headerEnd: number, end: number): ScanResult {
+  const source: EntrySource = { sessionId, buffer };
+  const entries: JsonlStoredEntry[] = [];
+  const warnings: string[] = [];
+  const head = createLineHead();
+  let tally = emptyTally();
+  let pendingIndex = -1;
+  let pendingTally = tally;
+  let pendingFirstLine = 0;
+  let lineNumber = 1;
+  let position = headerEnd;
+
+  const dropPending = (lastLine: number): void => {
+    warnings.push(
+      `lines ${pendingFirstLine}-${lastLine}: a batch without its trailer (a write cut short); its ` +
+        `${entries.length - pendingIndex} entries are skipped (the file is left as it is)`,
+    );
+    entries.length = pendingIndex;
+    tally = pendingTally;
+    pendingIndex = -1;
+  };
+
+  while (position < end) {
+    let newline = buffer.indexOf(NEWLINE, position);
+    if (newline < 0 || newline >= end) newline = end;
+    lineNumber++;
+    const lineStart = position;
+    position = newline + 1;
+    const marked = buffer[newline - 1] === BATCH_LINE_MARK;
+    let contentEnd = newline;
+    while (contentEnd > lineStart && isWhitespace(buffer[contentEnd - 1]!)) contentEnd--;
+    if (contentEnd === lineStart) continue;
+    if (isTrailer(buffer, lineStart, contentEnd)) {
+      pendingIndex = -1; // The batch is committed.
+      continue;
+    }
+
+    let type: string;
+    let id: string;
+    let parentId: string | null;
+    let timestamp: unknown;
+    let parsed: SessionEntry | undefined;
+    if (readLineHead(buffer, lineStart, contentEnd, head, false) && head.type !== "session") {
+      type = head.type;
+      id = head.id;
+      parentId = head.parentId;
+      timestamp = undefined; // Only the last entry's is needed: read after the scan.
+    } else {
+      let value: unknown;
+      try {
+        value = JSON.parse(buffer.toString("utf8", lineStart, contentEnd));
+      } catch {
+        if (pendingIndex >= 0 && !marked) dropPending(lineNumber - 1);
+        warnings.push(`line ${lineNumber}: not valid JSON; skipped (the file is left as it is)`);
+        continue;
+      }
+      const record = value as Record<string, unknown>;
+      if (typeof value === "object" && value !== null && record.type === "session") {
+        if (tallyOfTrailer(value) !== undefined) {
+          pendingIndex = -1;
+        } else {
+          warnings.push(`line ${lineNumber}: a second session header; skipped`);
+        }
+        continue;
+      }
+      if (
+        typeof value !== "object" ||
+        value === null ||
+        typeof record.type !== "string" ||
+        typeof record.id !== "string"
+      ) {
+        if (pendingIndex >= 0 && !marked) dropPending(lineNumber - 1);
+        warnings.push(`line ${lineNumber}: not an entry (an object with a string type and id); skipped`);
+        continue;
+      }
+      type = record.type;
+      id = record.id;
+      parentId = typeof record.parentId === "string" ? record.parentId : null;
+      timestamp = record.timestamp;
+      parsed = value as SessionEntry;
+    }
+
+    if (marked) {
+      if (pendingIndex < 0) {
+        pendingIndex = entries.length;
+        pendingTally = { ...tally };
+        pendingFirstLine = lineNumber;
+      }
+    } else if (pendingIndex >= 0) {
+      dropPending(lineNumber - 1);
+    }
+    const stored = new JsonlStoredEntry(
+      type,
+      id,
+      parentId,
+      source,
+      lineStart,
+      contentEnd,
+      lineNumber,
+      parsed,
+    );
+    let name: unknown;
+    if (type === "session_info") {
+      try {
+        name = (stored.entry() as { name?: unknown }).name;
+      } catch (error) {
+        warnings.push(`line ${lineNumber}: ${(error as Error).message}; skipped`);
+        continue;
+      }
+    }
+    countEntry(tally, type, id, timestamp, name);
+    entries.push(stored);
+  }
+  if (pendingIndex >= 0) dropPending(lineNumber);
+  tally.updatedAt = lastTimestamp(buffer, entries, head) ?? tally.updatedAt;
+  return { entries, warnings, tally };
+}
+
+/** The timestamp of the last entry that has one (looking back at most 16 entries). */
+function lastTimestamp(
+  buffer: Buffer,
+  entries: readonly JsonlStoredEntry[],
+  head: LineHead,
+): string | undefined {
+  for (let index = entries.length - 1; index >= 0 && index >= entries.length - 16; index--) {
+    const entry = entries[index]!;
+    if (readLineHead(buffer, entry.start, entry.end, head, true) && head.timestamp !== undefined)
+      return head.timestamp;
+    try {
+      const timestamp = entry.entry().timestamp;
+      if (typeof timestamp === "string") return timestamp;
+    } catch {
+      // A damaged line: look further back.
+    }
+  }
+  return undefined;
+}
+
+/** A batch trailer, recognized by its first bytes (it is never parsed when opening a file). */
+function isTrailer(buffer: Buffer, start: number, end: number): boolean {
+  // Byte 9 is the first letter of the type: "s" for "session", something else for almost every entry.
+  if (end - start <= TRAILER_BYTES.length || buffer[start + 9] !== TRAILER_BYTES[9]) return false;
+  for (let index = 0; index < TRAILER_BYTES.length; index++) {
+    if (buffer[start + index] !== TRAILER_BYTES[index]) return false;
+  }
+  return true;
+}
+
+function isWhitespace(byte: number): boolean {
+  return byte === 0x09 || byte === 0x0d || byte === 0x20;
+}

@@ -1,0 +1,52 @@
+import { statSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
+import { header, openStore, temporaryHome, userEntry } from "./helpers.js";
+
+/** Every byte the store reads through node:fs, and every whole-file read. */
+const reads = vi.hoisted(() => ({ bytes: 0, wholeFiles: 0 }));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  const readSync = ((...args: Parameters<typeof actual.readSync>) => {
+    const count = actual.readSync(...args);
+    reads.bytes += count;
+    return count;
+  }) as typeof actual.readSync;
+  const readFileSync = ((...args: Parameters<typeof actual.readFileSync>) => {
+    reads.wholeFiles += 1;
+    return actual.readFileSync(...args);
+  }) as typeof actual.readFileSync;
+  return { ...actual, default: { ...actual, readSync, readFileSync }, readSync, readFileSync };
+});
+
+describe("listSessions reads", () => {
+  it("reads only each file's header and tail, however large the file", async () => {
+    const home = temporaryHome();
+    const store = openStore({ home, durability: "flush" });
+    const huge = "x".repeat(2 * 1024 * 1024);
+    for (const id of ["s1", "s2", "s3"]) {
+      await store.createSession(header(id));
+      let parent: string | null = null;
+      for (let index = 0; index < 4; index++) {
+        const entry = userEntry(`${id}-${index}`, parent, huge);
+        await store.appendEntries(id, [entry]);
+        parent = entry.id;
+      }
+    }
+    await store.close();
+    const total = ["s1", "s2", "s3"].reduce((sum, id) => sum + statSync(store.pathOf(id)!).size, 0);
+    expect(total).toBeGreaterThan(24 * 1024 * 1024);
+
+    reads.bytes = 0;
+    reads.wholeFiles = 0;
+    const { sessions } = await openStore({ home }).listSessions();
+    expect(sessions.map((summary) => [summary.id, summary.messageCount])).toEqual([
+      ["s3", 4],
+      ["s2", 4],
+      ["s1", 4],
+    ]);
+    expect(reads.wholeFiles).toBe(0);
+    expect(reads.bytes).toBeGreaterThan(0);
+    expect(reads.bytes).toBeLessThan(3 * 24 * 1024);
+  });
+});

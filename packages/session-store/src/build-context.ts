@@ -1,0 +1,221 @@
+import {
+  type BranchSummaryMessage,
+  type CompactionSummaryMessage,
+  type CustomMessage,
+  epochMilliseconds,
+  type SessionMessage,
+} from "./context-messages.js";
+import { type ContextRepair, repairToolPairsOf } from "./context-repair.js";
+import type { CompactionEntry, SessionEntry } from "./entries.js";
+import type { SessionIndex, TreeNode } from "./session-index.js";
+
+/** The model a context was last used with: the latest `model_change` or assistant message on the path. */
+export interface ContextModel {
+  provider: string;
+  modelId: string;
+}
+
+/** What {@link buildSessionContext} returns: the messages for the model and the settings of the path. */
+export interface SessionContext {
+  /** The messages, oldest first, repaired so that every tool call has exactly one result. */
+  messages: SessionMessage[];
+  /**
+   * The entry each message comes from (same index). The compaction summary names the compaction entry; a
+   * synthetic tool result names the entry of the assistant message whose call it answers.
+   */
+  entryIds: string[];
+  /** The leaf the context was built for. */
+  leafId: string | null;
+  /** The latest `thinking_level_change` on the path (undefined: never set). */
+  thinkingLevel: string | undefined;
+  /** The latest `model_change` or assistant message on the path (undefined: none). */
+  model: ContextModel | undefined;
+  /** The latest `active_tools_change` on the path (undefined: never set). */
+  activeToolNames: string[] | undefined;
+  /** The compaction the context starts from (the latest on the path), if any. */
+  compactionId: string | undefined;
+  /** What was repaired (see `repairToolPairs`). */
+  repairs: ContextRepair[];
+}
+
+/** The entries of a compaction's kept span (from `firstKeptEntryId` to its parent), computed once. */
+function keptSpan(index: SessionIndex, compaction: TreeNode, entry: CompactionEntry): readonly string[] {
+  const cached = index.keptSpans.get(entry.id);
+  if (cached !== undefined) return cached;
+  let span: string[] = [];
+  if (entry.firstKeptEntryId !== entry.id) {
+    let found = false;
+    for (let node = index.parentOf(compaction); node !== undefined; node = index.parentOf(node)) {
+      span.push(node.stored.id);
+      if (node.stored.id === entry.firstKeptEntryId) {
+        found = true;
+        break;
+      }
+    }
+    if (found) span.reverse();
+    else {
+      span = [];
+      index.warnings.push(
+        `Compaction "${entry.id}" keeps from "${entry.firstKeptEntryId}", which is not on its path; ` +
+          "nothing before the compaction is kept.",
+      );
+    }
+  }
+  index.keptSpans.set(entry.id, span);
+  return span;
+}
+
+/** The context message of one entry, or undefined for entries the model does not see. */
+function messageOf(entry: SessionEntry): SessionMessage | undefined {
+  switch (entry.type) {
+    case "message":
+      return entry.message as SessionMessage;
+    case "custom_message": {
+      const message: CustomMessage = {
+        role: "custom",
+        customType: entry.customType,
+        content: entry.content,
+        display: entry.display,
+        timestamp: epochMilliseconds(entry.timestamp),
+      };
+      if (entry.details !== undefined) message.details = entry.details;
+      return message;
+    }
+    case "branch_summary": {
+      if (entry.summary === "") return undefined;
+      const message: BranchSummaryMessage = {
+        role: "branchSummary",
+        summary: entry.summary,
+        fromId: entry.fromId,
+        timestamp: epochMilliseconds(entry.timestamp),
+      };
+      return message;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const CONTEXT_TYPES: ReadonlySet<string> = new Set(["message", "custom_message", "branch_summary"]);
+
+/**
+ * Builds the context of the path that ends at `leafId` (seed 000, section 3):
+ *
+ * 1. Walk from the leaf towards the root until the latest compaction on the path (found in O(1): every
+ *    node knows its nearest compaction ancestor). Without one, the walk reaches the root.
+ * 2. With a compaction: its summary (a `compactionSummary` message) comes first, then the entries of its
+ *    kept span (from `firstKeptEntryId` up to the compaction; computed once per compaction), then the
+ *    entries after it.
+ * 3. `message` entries give their message, `custom_message` a `custom` message, `branch_summary` a
+ *    `branchSummary` message; other entries (and older compactions inside the kept span) give none.
+ *    Entries that cannot be read or are invalid for their type are left out (reported in the index's
+ *    warnings).
+ * 4. Thinking level, model and active tools come from the settings entries on the path (each node knows
+ *    its nearest settings ancestor, so this follows a chain of settings entries only); an assistant
+ *    message later on the path than the latest `model_change` sets the model.
+ * 5. `repairToolPairs` pairs every tool call with exactly one result.
+ *
+ * Contract: reads (and parses) only the entries of the context span and the settings chain, never the
+ * rest of the session; costs O(entries on the path since the latest compaction + its kept span).
+ */
+export function buildSessionContext(index: SessionIndex, leafId: string | null): SessionContext {
+  const context: SessionContext = {
+    messages: [],
+    entryIds: [],
+    leafId,
+    thinkingLevel: undefined,
+    model: undefined,
+    activeToolNames: undefined,
+    compactionId: undefined,
+    repairs: [],
+  };
+  const leaf = leafId === null ? undefined : index.nodes.get(leafId);
+  if (leaf === undefined) return context;
+
+  const tail: TreeNode[] = [];
+  let compaction: { node: TreeNode; entry: CompactionEntry } | undefined;
+  let anchor = leaf.compactionAnchor;
+  let node: TreeNode | undefined = leaf;
+  while (node !== undefined) {
+    if (node.stored.id === anchor) {
+      const entry = index.validEntry(node);
+      if (entry?.type === "compaction") {
+        compaction = { node, entry };
+        break;
+      }
+      anchor = index.parentOf(node)?.compactionAnchor;
+    }
+    tail.push(node);
+    node = index.parentOf(node);
+  }
+  tail.reverse();
+
+  const messages: SessionMessage[] = [];
+  const entryIds: string[] = [];
+  let span: TreeNode[] = tail;
+  if (compaction !== undefined) {
+    const summary: CompactionSummaryMessage = {
+      role: "compactionSummary",
+      summary: compaction.entry.summary,
+      tokensBefore: compaction.entry.tokensBefore,
+      timestamp: epochMilliseconds(compaction.entry.timestamp),
+    };
+    messages.push(summary);
+    entryIds.push(compaction.entry.id);
+    context.compactionId = compaction.entry.id;
+    const kept = keptSpan(index, compaction.node, compaction.entry);
+    span = [];
+    for (const id of kept) {
+      const keptNode = index.nodes.get(id);
+      if (keptNode !== undefined) span.push(keptNode);
+    }
+    for (const tailNode of tail) span.push(tailNode);
+  }
+
+  let lastAssistant: { order: number; model: ContextModel } | undefined;
+  for (const spanNode of span) {
+    if (!CONTEXT_TYPES.has(spanNode.stored.type)) continue;
+    const entry = index.validEntry(spanNode);
+    const message = entry === undefined ? undefined : messageOf(entry);
+    if (message === undefined) continue;
+    messages.push(message);
+    entryIds.push(spanNode.stored.id);
+    if (message.role === "assistant") {
+      lastAssistant = {
+        order: spanNode.order,
+        model: { provider: message.provider, modelId: message.model },
+      };
+    }
+  }
+
+  let modelChange: { order: number; model: ContextModel } | undefined;
+  let settings = leaf.settingsAnchor;
+  while (
+    settings !== undefined &&
+    (context.thinkingLevel === undefined ||
+      modelChange === undefined ||
+      context.activeToolNames === undefined)
+  ) {
+    const settingsNode = index.nodes.get(settings);
+    if (settingsNode === undefined) break;
+    const entry = index.validEntry(settingsNode);
+    if (entry?.type === "thinking_level_change") context.thinkingLevel ??= entry.thinkingLevel;
+    else if (entry?.type === "model_change") {
+      modelChange ??= {
+        order: settingsNode.order,
+        model: { provider: entry.provider, modelId: entry.modelId },
+      };
+    } else if (entry?.type === "active_tools_change") context.activeToolNames ??= [...entry.activeToolNames];
+    settings = index.parentOf(settingsNode)?.settingsAnchor;
+  }
+  context.model =
+    lastAssistant !== undefined && (modelChange === undefined || lastAssistant.order > modelChange.order)
+      ? lastAssistant.model
+      : modelChange?.model;
+
+  const repaired = repairToolPairsOf(messages, entryIds);
+  context.messages = repaired.messages;
+  context.entryIds = repaired.entryIds;
+  context.repairs = repaired.repairs;
+  return context;
+}

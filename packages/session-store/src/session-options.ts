@@ -1,0 +1,69 @@
+import type { Static } from "@arbor/ai-providers";
+import type { BranchSummaryMessage, CompactionSummaryMessage, SessionMessage } from "./context-messages.js";
+import type { CustomMessageEntrySchema, SessionEntry } from "./entries.js";
+
+/** Options shared by `Session.create` and `Session.open`. */
+export interface SessionOptions {
+  /** The clock for entry timestamps (default `() => new Date()`). */
+  now?: () => Date;
+}
+
+/** Options of `Session.create`. */
+export interface CreateSessionOptions extends SessionOptions {
+  /** The working directory the session belongs to. */
+  cwd: string;
+  /** The session id (default: a random UUID). */
+  id?: string;
+  /** The session this one continues or was forked from. */
+  parentSession?: string;
+  /** Application data stored in the header. */
+  metadata?: Record<string, unknown>;
+}
+
+/** A message that may be appended: anything but the summaries, which are entries of their own. */
+export type AppendableMessage = Exclude<SessionMessage, CompactionSummaryMessage | BranchSummaryMessage>;
+
+/** Input of `Session.appendCompaction`. */
+export interface CompactionInput {
+  summary: string;
+  /** The first entry kept verbatim; it must be on the current path. */
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: unknown;
+  fromHook?: boolean;
+}
+
+/** Input of `Session.appendBranchSummary` and of `Session.moveTo`'s summary. */
+export interface BranchSummaryInput {
+  summary: string;
+  details?: unknown;
+  fromHook?: boolean;
+}
+
+/** Input of `Session.appendCustomMessage`. */
+export interface CustomMessageInput {
+  customType: string;
+  content: Static<typeof CustomMessageEntrySchema>["content"];
+  /** Whether a UI shows it (default true). */
+  display?: boolean;
+  details?: unknown;
+}
+
+/** What `Session.moveTo` did. */
+export interface MoveResult {
+  /** The new leaf. */
+  leafId: string | null;
+  /** The entries it appended (a `leaf` entry, or a `branch_summary`; none when already there). */
+  entries: SessionEntry[];
+}
+
+/** Options of `Session.fork`. */
+export interface ForkOptions {
+  /** `at`: the new session ends with the entry; `before`: with its parent. Default `at`. */
+  position?: "before" | "at";
+  /** The new session's id (default: a random UUID). */
+  id?: string;
+  /** The new session's working directory (default: this session's). */
+  cwd?: string;
+  metadata?: Record<string, unknown>;
+}

@@ -1,0 +1,412 @@
+import { InvalidArgumentError } from "@arbor/ai-providers";
+import { buildSessionContext, type SessionContext } from "./build-context.js";
+import {
+  type ActiveToolsChangeEntry,
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  CURRENT_SESSION_VERSION,
+  type CustomEntry,
+  type CustomMessageEntry,
+  type LabelEntry,
+  type LeafEntry,
+  type MessageEntry,
+  type ModelChangeEntry,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfoEntry,
+  type ThinkingLevelChangeEntry,
+} from "./entries.js";
+import { SessionEntryNotFoundError, UnsupportedSessionVersionError } from "./errors.js";
+import { forkSession } from "./fork.js";
+import { generateEntryId, generateSessionId } from "./ids.js";
+import type { StoredMessage } from "./message-schemas.js";
+import { SessionIndex } from "./session-index.js";
+import type {
+  AppendableMessage,
+  BranchSummaryInput,
+  CompactionInput,
+  CreateSessionOptions,
+  CustomMessageInput,
+  ForkOptions,
+  MoveResult,
+  SessionOptions,
+} from "./session-options.js";
+import { buildTree, refOf, type SessionEntryRef, type SessionTreeNode } from "./session-tree.js";
+import type { SessionStore, StoredEntry, StoredSession } from "./store.js";
+import { validateSessionHeader } from "./validate.js";
+
+/** A {@link StoredEntry} over an entry this process holds in memory. */
+function heldEntry(entry: SessionEntry): StoredEntry {
+  return { type: entry.type, id: entry.id, parentId: entry.parentId, entry: () => entry };
+}
+
+/**
+ * A session as a tree (seed 000, sections 3 and 7): the entries of a {@link SessionStore} indexed by
+ * id, children, labels and name, the current leaf, the context of a path, and appends.
+ *
+ * Opening reads only each entry's tree fields (`type`, `id`, `parentId`) plus the small entries whose
+ * effect is global (`label`, `session_info`, `leaf`); message bodies are parsed only when the context or
+ * a caller needs them. Appends are synchronous in memory (the entry gets a fresh 8-hex id, the current
+ * leaf as parent and an ISO timestamp, and becomes the leaf) and queued; {@link flush} writes the queue
+ * in one atomic batch guarded by `expectedLastEntryId` — the save point.
+ */
+export class Session {
+  private readonly index = new SessionIndex();
+  private readonly pending: SessionEntry[] = [];
+  private lastStoredEntryId: string | null = null;
+  private flushChain: Promise<void> = Promise.resolve();
+  private readonly now: () => Date;
+
+  private constructor(
+    /** The store the session reads from and flushes to. */
+    readonly store: SessionStore,
+    /** The session's header (line 1), unknown fields included. */
+    readonly header: SessionHeader,
+    stored: Pick<StoredSession, "entries" | "warnings">,
+    options: SessionOptions | undefined,
+  ) {
+    this.now = options?.now ?? (() => new Date());
+    this.index.warnings.push(...stored.warnings);
+    for (const entry of stored.entries) this.index.add(entry);
+    this.lastStoredEntryId = stored.entries.at(-1)?.id ?? null;
+  }
+
+  /**
+   * Creates a new, empty session in the store.
+   *
+   * Contract: writes the header at once (`SessionExistsError` when the id is taken).
+   */
+  static async create(store: SessionStore, options: CreateSessionOptions): Promise<Session> {
+    const header: SessionHeader = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: options.id ?? generateSessionId(),
+      timestamp: (options.now?.() ?? new Date()).toISOString(),
+      cwd: options.cwd,
+    };
+    if (options.parentSession !== undefined) header.parentSession = options.parentSession;
+    if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
+    await store.createSession(header);
+    return new Session(store, header, { entries: [], warnings: [] }, options);
+  }
+
+  /**
+   * Opens a stored session.
+   *
+   * Contract: throws the store's `SessionNotFoundError` / `SessionCorruptError`, and
+   * `UnsupportedSessionVersionError` for a version 1 or 2 session (migrate it first). Damaged entries
+   * never make it fail: they are reported in {@link warnings} and left out of the context.
+   */
+  static async open(store: SessionStore, sessionId: string, options?: SessionOptions): Promise<Session> {
+    const stored = await store.readSession(sessionId);
+    const version = stored.header.version as unknown;
+    if (typeof version !== "number" || version < CURRENT_SESSION_VERSION) {
+      throw new UnsupportedSessionVersionError(sessionId, version);
+    }
+    const warnings = [...stored.warnings];
+    const header = validateSessionHeader(stored.header);
+    if (!header.ok) warnings.push(header.message);
+    if (version > CURRENT_SESSION_VERSION) {
+      warnings.push(
+        `Session "${sessionId}" has format version ${version}, newer than ${CURRENT_SESSION_VERSION}.`,
+      );
+    }
+    return new Session(store, stored.header, { entries: stored.entries, warnings }, options);
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.header.id;
+  }
+
+  /** The working directory of the session. */
+  get cwd(): string {
+    return this.header.cwd;
+  }
+
+  /** The current leaf: the next entry is appended as its child (`null`: before the first entry). */
+  get leafId(): string | null {
+    return this.index.leafId;
+  }
+
+  /** The session's display name: the latest non-empty `session_info` name. */
+  get name(): string | undefined {
+    return this.index.name;
+  }
+
+  /** Problems found while reading (store warnings, damaged or invalid entries), in the order found. */
+  get warnings(): readonly string[] {
+    return this.index.warnings;
+  }
+
+  /** Number of appended entries not yet written by {@link flush}. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Number of entries (stored and pending). */
+  get entryCount(): number {
+    return this.index.nodes.size;
+  }
+
+  /** True when the session holds an entry with this id. */
+  has(entryId: string): boolean {
+    return this.index.nodes.has(entryId);
+  }
+
+  /** The full entry (parsed on first use), or undefined when unknown or unreadable. */
+  getEntry(entryId: string): SessionEntry | undefined {
+    const node = this.index.nodes.get(entryId);
+    return node === undefined ? undefined : this.index.entry(node);
+  }
+
+  /** The current label of an entry. */
+  getLabel(entryId: string): string | undefined {
+    return this.index.labels.get(entryId);
+  }
+
+  /** The children of an entry (`null`: the roots), in append order. Parses nothing. */
+  children(entryId: string | null): SessionEntryRef[] {
+    const ids = entryId === null ? this.index.roots : (this.index.nodes.get(entryId)?.children ?? []);
+    return ids.map((id) => refOf(this.index, this.nodeOf(id)));
+  }
+
+  /** The whole tree, roots first, children in append order. O(entries); parses nothing. */
+  getTree(): SessionTreeNode[] {
+    return buildTree(this.index);
+  }
+
+  /** The path from the root to `leafId` (default: the current leaf), as references. Parses nothing. */
+  getPath(leafId: string | null = this.leafId): SessionEntryRef[] {
+    if (leafId === null) return [];
+    this.nodeOf(leafId);
+    return this.index.path(leafId).map((node) => refOf(this.index, node));
+  }
+
+  /**
+   * The entries from the root to `leafId` (default: the current leaf), every one parsed (unreadable
+   * ones left out). For the model's context use {@link buildContext}, which reads far less.
+   */
+  getBranch(leafId: string | null = this.leafId): SessionEntry[] {
+    const entries: SessionEntry[] = [];
+    for (const ref of this.getPath(leafId)) {
+      const entry = ref.entry();
+      if (entry !== undefined) entries.push(entry);
+    }
+    return entries;
+  }
+
+  /**
+   * The context of the path ending at `leafId` (default: the current leaf), as seed 000 section 3
+   * describes it; see `buildSessionContext` for the steps.
+   *
+   * Contract: O(entries on the path since its latest compaction + that compaction's kept span); never
+   * reads the rest of the session. Every tool call in the result has exactly one result. The messages
+   * are the session's own objects: treat them as read-only.
+   */
+  buildContext(leafId: string | null = this.leafId): SessionContext {
+    if (leafId !== null) this.nodeOf(leafId);
+    return buildSessionContext(this.index, leafId);
+  }
+
+  /** Appends a message (user, assistant, toolResult, custom, bashExecution or an application's role). */
+  appendMessage(message: AppendableMessage): MessageEntry {
+    const role = (message as { role: unknown }).role;
+    if (role === "compactionSummary" || role === "branchSummary") {
+      throw new InvalidArgumentError(
+        `appendMessage: a ${role} message is not stored as a message; use appendCompaction() or appendBranchSummary().`,
+      );
+    }
+    return this.append({ type: "message", ...this.base(), message: message as StoredMessage });
+  }
+
+  /**
+   * Appends a compaction: from now on the context starts with its summary, then the path from
+   * `firstKeptEntryId`. Throws `SessionEntryNotFoundError` when that entry is not on the current path.
+   */
+  appendCompaction(input: CompactionInput): CompactionEntry {
+    const onPath =
+      this.leafId !== null &&
+      this.index.path(this.leafId).some((node) => node.stored.id === input.firstKeptEntryId);
+    if (!onPath) throw new SessionEntryNotFoundError(this.id, input.firstKeptEntryId);
+    const entry: CompactionEntry = {
+      type: "compaction",
+      ...this.base(),
+      summary: input.summary,
+      firstKeptEntryId: input.firstKeptEntryId,
+      tokensBefore: input.tokensBefore,
+    };
+    if (input.details !== undefined) entry.details = input.details;
+    if (input.fromHook !== undefined) entry.fromHook = input.fromHook;
+    return this.append(entry);
+  }
+
+  /** Appends a branch summary as a child of the current leaf (`fromId` names where the branch starts). */
+  appendBranchSummary(input: BranchSummaryInput & { fromId: string }): BranchSummaryEntry {
+    return this.append(this.branchSummary(this.leafId, input.fromId, input));
+  }
+
+  /** Appends a thinking level change. */
+  appendThinkingLevelChange(thinkingLevel: string): ThinkingLevelChangeEntry {
+    return this.append({ type: "thinking_level_change", ...this.base(), thinkingLevel });
+  }
+
+  /** Appends a model change. */
+  appendModelChange(provider: string, modelId: string): ModelChangeEntry {
+    return this.append({ type: "model_change", ...this.base(), provider, modelId });
+  }
+
+  /** Appends a change of the active tools. */
+  appendActiveToolsChange(activeToolNames: readonly string[]): ActiveToolsChangeEntry {
+    return this.append({
+      type: "active_tools_change",
+      ...this.base(),
+      activeToolNames: [...activeToolNames],
+    });
+  }
+
+  /** Appends application state (not part of the context). */
+  appendCustom(customType: string, data?: unknown): CustomEntry {
+    const entry: CustomEntry = { type: "custom", ...this.base(), customType };
+    if (data !== undefined) entry.data = data;
+    return this.append(entry);
+  }
+
+  /** Appends an application-defined message that the model sees as a user message. */
+  appendCustomMessage(input: CustomMessageInput): CustomMessageEntry {
+    const entry: CustomMessageEntry = {
+      type: "custom_message",
+      ...this.base(),
+      customType: input.customType,
+      content: input.content,
+      display: input.display ?? true,
+    };
+    if (input.details !== undefined) entry.details = input.details;
+    return this.append(entry);
+  }
+
+  /**
+   * Sets (or, with `undefined` or `""`, clears) the label of an entry. Throws `SessionEntryNotFoundError`
+   * for an unknown entry.
+   */
+  appendLabel(targetId: string, label: string | undefined): LabelEntry {
+    this.nodeOf(targetId);
+    const entry: LabelEntry = { type: "label", ...this.base(), targetId };
+    if (label !== undefined && label !== "") entry.label = label;
+    return this.append(entry);
+  }
+
+  /** Sets the session's display name (trimmed; `""` clears it). */
+  appendSessionInfo(name: string): SessionInfoEntry {
+    return this.append({ type: "session_info", ...this.base(), name: name.trim() });
+  }
+
+  /**
+   * Moves the leaf to `targetId` (`null`: before the first entry), so that the next entry starts a new
+   * branch there. Without a summary it appends a `leaf` entry (`targetId`; parent: the old leaf). With
+   * one it appends a `branch_summary` as a child of `targetId` (`fromId`: the target, or `root`), which
+   * becomes the leaf — so the summary is on the new path and the model sees it (the pi agent's layout).
+   * Moving to the current leaf without a summary appends nothing.
+   *
+   * Throws `SessionEntryNotFoundError` for an unknown target.
+   */
+  moveTo(targetId: string | null, summary?: string | BranchSummaryInput): MoveResult {
+    if (targetId !== null) this.nodeOf(targetId);
+    if (summary === undefined) {
+      if (targetId === this.leafId) return { leafId: targetId, entries: [] };
+      const entry: LeafEntry = { type: "leaf", ...this.base(), targetId };
+      return { leafId: targetId, entries: [this.append(entry)] };
+    }
+    const input = typeof summary === "string" ? { summary } : summary;
+    const entry = this.append(this.branchSummary(targetId, targetId ?? "root", input));
+    return { leafId: entry.id, entries: [entry] };
+  }
+
+  /**
+   * Copies the path up to an entry into a new session of the same store, whose header names this one as
+   * `parentSession`. `position: "at"` (default) includes the entry, `"before"` stops at its parent (to
+   * redo it differently). Entries keep their ids, timestamps and unknown fields; labels that apply to the
+   * copied entries are carried over. Pending entries on the path are included.
+   *
+   * Contract: writes the new session at once (header, then one batch); this session is not changed.
+   * Throws `SessionEntryNotFoundError` for an unknown entry and the store's errors.
+   */
+  async fork(entryId: string, options: ForkOptions = {}): Promise<Session> {
+    this.nodeOf(entryId);
+    const { header, entries } = await forkSession(
+      this.index,
+      this.store,
+      this.header,
+      entryId,
+      options,
+      this.now,
+    );
+    return new Session(
+      this.store,
+      header,
+      { entries: entries.map(heldEntry), warnings: [] },
+      { now: this.now },
+    );
+  }
+
+  /**
+   * Writes the appended entries in one `appendEntries` call with `expectedLastEntryId` set to the last
+   * entry this session knows to be stored — the save point (the harness calls it at `turn_end` and
+   * `agent_end`). Calls are serialized; a call with nothing pending does nothing.
+   *
+   * Contract: on success the entries are stored and no longer pending. On failure nothing is removed
+   * from the queue and the error is thrown: `SessionConflictError` means another writer appended since —
+   * reopen the session (the queued entries can be re-appended there).
+   */
+  flush(): Promise<void> {
+    const run = this.flushChain.then(() => this.writePending());
+    this.flushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writePending(): Promise<void> {
+    const batch = this.pending.slice();
+    const last = batch.at(-1);
+    if (last === undefined) return;
+    await this.store.appendEntries(this.id, batch, { expectedLastEntryId: this.lastStoredEntryId });
+    this.pending.splice(0, batch.length);
+    this.lastStoredEntryId = last.id;
+  }
+
+  private base(): { id: string; parentId: string | null; timestamp: string } {
+    return {
+      id: generateEntryId(this.index.nodes),
+      parentId: this.leafId,
+      timestamp: this.now().toISOString(),
+    };
+  }
+
+  private branchSummary(
+    parentId: string | null,
+    fromId: string,
+    input: BranchSummaryInput,
+  ): BranchSummaryEntry {
+    const entry: BranchSummaryEntry = {
+      type: "branch_summary",
+      ...this.base(),
+      parentId,
+      fromId,
+      summary: input.summary,
+    };
+    if (input.details !== undefined) entry.details = input.details;
+    if (input.fromHook !== undefined) entry.fromHook = input.fromHook;
+    return entry;
+  }
+
+  private append<T extends SessionEntry>(entry: T): T {
+    this.index.add(heldEntry(entry), true);
+    this.pending.push(entry);
+    return entry;
+  }
+
+  private nodeOf(entryId: string) {
+    const node = this.index.nodes.get(entryId);
+    if (node === undefined) throw new SessionEntryNotFoundError(this.id, entryId);
+    return node;
+  }
+}
