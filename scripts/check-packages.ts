@@ -37,6 +37,14 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
 /** Workspace packages a package's tests (and devDependencies) may use besides its arrows. */
 const TEST_ONLY = ["@internal/conformance"];
 
+/**
+ * Concrete implementations a package's tests may use to show it works with them (never its source):
+ * the harness is tested end to end with the JSONL store.
+ */
+const TEST_EXTRA: Record<string, readonly string[]> = {
+  "@arbor/harness": ["@arbor/session-store-jsonl"],
+};
+
 /** Everything reachable through the arrows: what a package's tests may use (its dependencies' dependencies). */
 function reachable(name: string): Set<string> {
   const seen = new Set<string>();
@@ -163,7 +171,10 @@ export function checkPackages(root: string): string[] {
       arrows === "*" ||
       target === pkg.name ||
       (arrows?.includes(target) ?? false) ||
-      (testOnly && (TEST_ONLY.includes(target) || forTests.has(target)));
+      (testOnly &&
+        (TEST_ONLY.includes(target) ||
+          forTests.has(target) ||
+          (TEST_EXTRA[pkg.name]?.includes(target) ?? false)));
 
     if (!existsSync(join(pkg.dir, "README.md"))) problems.push(`${pkg.name}: missing README.md`);
     if (pkg.json.type !== "module") problems.push(`${pkg.name}: package.json must say "type": "module"`);

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -27,5 +28,21 @@ describe("examples", () => {
       .map((line) => JSON.parse(line.slice(line.indexOf('"'))) as string)
       .join("");
     expect(answer).toMatch(/^In Paris it is \d\d:\d\d:\d\d\. Anything else\?$/);
+  });
+});
+
+describe("every example runs offline without keys", () => {
+  const files = readdirSync(join(root, "examples")).filter((file) => /^\d\d-.*\.ts$/.test(file));
+
+  it.each(files)("%s exits 0 and prints", async (file) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: "1" };
+    delete env.ANTHROPIC_API_KEY;
+    delete env.OPENAI_API_KEY;
+    const { stdout } = await run(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["--conditions=source", join(root, "examples", file)],
+      { cwd: root, env, timeout: 60_000 },
+    );
+    expect(stdout.trim().split("\n").length).toBeGreaterThan(3);
   });
 });

@@ -1,0 +1,228 @@
+import type { Model, StreamFn, StreamOptions, Usage } from "@arbor/ai-providers";
+import type { SessionEntry, SessionMessage } from "@arbor/session-store";
+import type { BranchSummaryDetails } from "./details.js";
+import { compactionSummaryMessage, entryMessage } from "./entry-messages.js";
+import { FileOperationTracker, formatFileOperations } from "./file-operations.js";
+import { serializeMessage } from "./serialize.js";
+import { DEFAULT_COMPACTION_SETTINGS } from "./settings.js";
+import {
+  conversationBudgetChars,
+  type SummarizerTarget,
+  signalFired,
+  summarize,
+  summaryOutputTokens,
+} from "./summarizer.js";
+
+/**
+ * Branch summarization (seed 000, section 7): when the user goes back to an earlier entry, the branch left
+ * behind — from the old leaf back to the common ancestor — is summarized into the text of a
+ * `branch_summary` entry, so the new branch keeps what was tried and learned there.
+ */
+
+/** Anything that finds an entry by id — a `Session` does. */
+export interface EntryLookup {
+  /**
+   * The entry with this id.
+   *
+   * Contract: returns undefined for an unknown (or unreadable) id; never throws.
+   */
+  getEntry(entryId: string): SessionEntry | undefined;
+}
+
+/** What {@link collectEntriesForBranchSummary} returns. */
+export interface BranchEntries {
+  /** The entries of the branch left behind, oldest first: from below the common ancestor to the old leaf. */
+  entries: SessionEntry[];
+  /** The deepest entry on both paths; null when they share none (or the target is the root, `null`). */
+  commonAncestorId: string | null;
+}
+
+/**
+ * The entries to summarize when the leaf moves from `oldLeafId` to `targetId` (`null`: before the first
+ * entry): the path from the old leaf back to, not including, the deepest entry that is also on the
+ * target's path. Empty when the old leaf is on the target's path (moving forward, or staying).
+ *
+ * @param source a `Session` (or any {@link EntryLookup}), or the session's entries as an array.
+ *
+ * Contract: pure; O(depth of the two positions) for a lookup (plus O(entries) to index an array); stops at
+ * a missing parent or a cycle instead of throwing.
+ */
+export function collectEntriesForBranchSummary(
+  source: EntryLookup | readonly SessionEntry[],
+  oldLeafId: string | null,
+  targetId: string | null,
+): BranchEntries {
+  const lookup = Array.isArray(source)
+    ? indexEntries(source as readonly SessionEntry[])
+    : (source as EntryLookup);
+  if (oldLeafId === null) return { entries: [], commonAncestorId: null };
+
+  const targetPath = new Set<string>();
+  for (let id: string | null = targetId; id !== null && !targetPath.has(id); ) {
+    targetPath.add(id);
+    id = lookup.getEntry(id)?.parentId ?? null;
+  }
+
+  const entries: SessionEntry[] = [];
+  const seen = new Set<string>();
+  let current: string | null = oldLeafId;
+  while (current !== null && !targetPath.has(current) && !seen.has(current)) {
+    seen.add(current);
+    const entry = lookup.getEntry(current);
+    if (entry === undefined) break;
+    entries.push(entry);
+    current = entry.parentId;
+  }
+  entries.reverse();
+  return { entries, commonAncestorId: current !== null && targetPath.has(current) ? current : null };
+}
+
+function indexEntries(entries: readonly SessionEntry[]): EntryLookup {
+  const byId = new Map<string, SessionEntry>();
+  for (const entry of entries) byId.set(entry.id, entry);
+  return { getEntry: (entryId) => byId.get(entryId) };
+}
+
+/** Options of {@link generateBranchSummary}. */
+export interface GenerateBranchSummaryOptions {
+  /** Streams from the session's model (the summarizer unless `summarizer` is given). */
+  stream: StreamFn;
+  /** The session's model. */
+  model: Model;
+  /** A separate model for summaries (see `CompactOptions.summarizer`). */
+  summarizer?: SummarizerTarget;
+  signal?: AbortSignal;
+  /** Tokens reserved for the summary; its output is capped at 0.8 × this. Default 16,384. */
+  reserveTokens?: number;
+  /** Longest tool result shown to the summarizer, in characters. Default 2,000. */
+  toolResultMaxChars?: number;
+  /**
+   * Most summarizer calls to spend: a branch larger than this many calls can carry loses its oldest
+   * messages (the newest matter most when coming back). Default 4.
+   */
+  maxCalls?: number;
+  /** Replaces nothing: a focus added to the prompt. */
+  customInstructions?: string;
+  streamOptions?: Omit<StreamOptions, "signal" | "maxTokens">;
+}
+
+/** A branch summary: the `summary` and `details` of the `branch_summary` entry the harness appends. */
+export interface BranchSummaryResult {
+  kind: "summarized";
+  summary: string;
+  details: BranchSummaryDetails;
+  usage: Usage;
+}
+
+/** What {@link generateBranchSummary} resolves to: a summary, nothing to summarize, or aborted. */
+export type BranchSummaryOutcome =
+  | BranchSummaryResult
+  | { kind: "empty" }
+  | { kind: "aborted"; message: string; usage: Usage };
+
+/** The messages of a branch's entries; a compaction counts as its summary. */
+function branchMessages(
+  entries: readonly SessionEntry[],
+): { message: SessionMessage; entry: SessionEntry }[] {
+  const messages: { message: SessionMessage; entry: SessionEntry }[] = [];
+  for (const entry of entries) {
+    const message = entry.type === "compaction" ? compactionSummaryMessage(entry) : entryMessage(entry);
+    if (message !== undefined) messages.push({ message, entry });
+  }
+  return messages;
+}
+
+/**
+ * Summarizes the entries of an abandoned branch (from {@link collectEntriesForBranchSummary}) with the
+ * branch prompt, bounded like `compact()`: every call fits the summarizer's window, a long branch is
+ * summarized in chunks (at most `maxCalls`; the oldest messages beyond them are left out and counted in
+ * `details.omittedMessages`), and a failing model gives the deterministic fallback. File lists: the tool
+ * calls of the branch plus the lists of the summaries inside it; appended to the text as in compaction.
+ *
+ * Contract: never throws for provider failures; resolves to `{ kind: "empty" }` when the entries hold no
+ * message, `{ kind: "aborted" }` when `signal` fires.
+ */
+export async function generateBranchSummary(
+  entries: readonly SessionEntry[],
+  options: GenerateBranchSummaryOptions,
+): Promise<BranchSummaryOutcome> {
+  const target: SummarizerTarget = options.summarizer ?? { model: options.model, stream: options.stream };
+  const reserveTokens = options.reserveTokens ?? DEFAULT_COMPACTION_SETTINGS.reserveTokens;
+  const toolResultMaxChars = options.toolResultMaxChars ?? DEFAULT_COMPACTION_SETTINGS.toolResultMaxChars;
+  const maxCalls = Math.max(1, Math.floor(options.maxCalls ?? 4));
+
+  const all = branchMessages(entries);
+  if (all.length === 0) return { kind: "empty" };
+
+  const failedCallIds = new Set<string>();
+  for (const { message } of all) {
+    if (message.role === "toolResult" && message.isError) failedCallIds.add(message.toolCallId);
+  }
+  const files = new FileOperationTracker();
+  for (const { entry, message } of all) {
+    if (entry.type === "branch_summary" || entry.type === "compaction") files.addDetails(entry.details);
+    files.addMessage(message, failedCallIds);
+  }
+
+  const maxOutputTokens = summaryOutputTokens(target.model, reserveTokens);
+  const budget =
+    maxCalls * conversationBudgetChars(target.model, maxOutputTokens, "branch", options.customInstructions);
+  let first = all.length;
+  let used = 0;
+  while (first > 0) {
+    const text = serializeMessage(all[first - 1]!.message, { toolResultMaxChars });
+    const cost = text === undefined ? 0 : text.length + 2;
+    if (used + cost > budget && first < all.length) break;
+    used += cost;
+    first--;
+  }
+  const selected = all.slice(first).map(({ message }) => message);
+
+  const outcome = await summarize({
+    kind: "branch",
+    messages: selected,
+    target,
+    signal: options.signal,
+    customInstructions: options.customInstructions,
+    maxOutputTokens,
+    toolResultMaxChars,
+    streamOptions: options.streamOptions,
+  });
+  if (outcome.aborted || signalFired(options.signal)) {
+    return {
+      kind: "aborted",
+      message: "Branch summarization was aborted by the caller's signal.",
+      usage: outcome.usage,
+    };
+  }
+  if (outcome.text === "") return { kind: "empty" };
+
+  const operations = files.result();
+  const omitted = first;
+  const note =
+    omitted > 0 ? `\n\n(The ${omitted} oldest messages of the branch did not fit and were left out.)` : "";
+  const covered = all.filter(({ entry }) => entry.type !== "compaction");
+  const details: BranchSummaryDetails = {
+    readFiles: operations.readFiles,
+    modifiedFiles: operations.modifiedFiles,
+    calls: outcome.calls,
+    summarizerModel: `${target.model.provider}/${target.model.id}`,
+  };
+  const firstCovered = covered[0];
+  const lastCovered = covered.at(-1);
+  if (firstCovered !== undefined && lastCovered !== undefined) {
+    details.covered = {
+      firstEntryId: firstCovered.entry.id,
+      lastEntryId: lastCovered.entry.id,
+      entryCount: covered.length,
+    };
+  }
+  if (omitted > 0) details.omittedMessages = omitted;
+  if (outcome.fallback !== undefined) details.fallback = outcome.fallback;
+  return {
+    kind: "summarized",
+    summary: outcome.text + note + formatFileOperations(operations),
+    details,
+    usage: outcome.usage,
+  };
+}

@@ -1,0 +1,134 @@
+import type { SessionEntry } from "@arbor/session-store";
+import { entryMessage } from "./entry-messages.js";
+import type { FileOperations } from "./file-operations.js";
+
+/**
+ * The `details` a compaction or branch summary records: file lists (the pi agent's fields, so pi reads them
+ * too), what the summary covers (recoverable: the originals stay in the append-only log), and how the
+ * summary was made (bounded: chunks, fallback).
+ */
+
+/**
+ * The entries a summary covers, as a span of the path: from `firstEntryId` to `lastEntryId`, both
+ * included, `entryCount` context entries (messages, custom messages, branch summaries). Three fields,
+ * whatever the span's length — resolve it with {@link coveredEntryIds}.
+ */
+export interface CoveredSpan {
+  firstEntryId: string;
+  lastEntryId: string;
+  entryCount: number;
+}
+
+/** Why a summary was made without the model, and where that happened. */
+export interface SummaryFallback {
+  /**
+   * `model_error`: the summarizer's response failed (`stopReason: "error"`); `model_aborted`: it ended as
+   * aborted although the caller's signal did not fire; `empty_summary`: it returned no text;
+   * `window_too_small`: the summarizer's window cannot hold a prompt and a useful piece of history.
+   */
+  reason: "model_error" | "model_aborted" | "empty_summary" | "window_too_small";
+  /** The provider's error message, or a sentence saying what happened. */
+  message: string;
+  /** The 1-based summarizer call that failed; earlier calls' summaries were kept. */
+  call?: number;
+  /** Which summary of a split turn failed: the history, or the turn's beginning. */
+  part?: "history" | "turnPrefix";
+}
+
+/** What every summary records. */
+export interface SummaryDetails extends FileOperations {
+  /** The entries summarized by this summary (not counting those an earlier summary it folds in covered). */
+  covered?: CoveredSpan;
+  /** Set when the model failed and a deterministic digest replaced (part of) its summary. */
+  fallback?: SummaryFallback;
+  /** Summarizer calls made (0 when the fallback was used from the start). */
+  calls: number;
+  /** The summarizing model, as `provider/model`. */
+  summarizerModel?: string;
+  /** True when the summary was cut so that it stays smaller than what it replaces. */
+  summaryTruncated?: boolean;
+}
+
+/** The `details` of a compaction entry written by `compact()`. */
+export interface CompactionDetails extends SummaryDetails {
+  /** The compaction whose summary this one updates (it covers the entries before `covered`). */
+  previousCompactionId?: string;
+  /** Summarizer calls spent on the history (the rest went to the split turn's prefix). */
+  historyCalls?: number;
+}
+
+/** The `details` of a branch_summary entry written from `generateBranchSummary()`. */
+export interface BranchSummaryDetails extends SummaryDetails {
+  /** Oldest messages of the branch left out because the branch did not fit the summarizer's budget. */
+  omittedMessages?: number;
+}
+
+/**
+ * Reads the covered span of any entry's `details` (a compaction's or a branch summary's); undefined when
+ * it has none (e.g. written by the pi agent or an extension).
+ */
+export function readCoveredSpan(details: unknown): CoveredSpan | undefined {
+  if (typeof details !== "object" || details === null) return undefined;
+  const covered = (details as { covered?: unknown }).covered;
+  if (typeof covered !== "object" || covered === null) return undefined;
+  const { firstEntryId, lastEntryId, entryCount } = covered as Record<string, unknown>;
+  if (typeof firstEntryId !== "string" || typeof lastEntryId !== "string") return undefined;
+  return {
+    firstEntryId,
+    lastEntryId,
+    entryCount: typeof entryCount === "number" ? entryCount : Number.NaN,
+  };
+}
+
+/** Options of {@link coveredEntryIds}. */
+export interface CoveredEntryIdsOptions {
+  /**
+   * Also return the entries earlier summaries covered: every context entry of the branch up to the span's
+   * end. A compaction's summary folds in the one before it, so this is everything it stands for.
+   */
+  includeEarlier?: boolean;
+}
+
+/**
+ * The ids of the entries a summary covers, found in a branch: the context entries (messages, custom
+ * messages, branch summaries) from `details.covered.firstEntryId` to `details.covered.lastEntryId`, in
+ * path order. For a compaction pass the branch it was made on (`session.getBranch()` from any later leaf);
+ * for a branch summary, the abandoned branch (`session.getBranch(details.covered.lastEntryId)`).
+ *
+ * Contract: pure; O(branch length); returns `[]` when the details name no span or the branch does not hold
+ * its last entry. When the result is shorter than `covered.entryCount`, the branch does not hold the whole
+ * span.
+ */
+export function coveredEntryIds(
+  details: unknown,
+  branchEntries: readonly SessionEntry[],
+  options: CoveredEntryIdsOptions = {},
+): string[] {
+  const span = readCoveredSpan(details);
+  if (span === undefined) return [];
+  let last = -1;
+  for (let index = branchEntries.length - 1; index >= 0; index--) {
+    if (branchEntries[index]!.id === span.lastEntryId) {
+      last = index;
+      break;
+    }
+  }
+  if (last < 0) return [];
+  let first = 0;
+  if (options.includeEarlier !== true) {
+    first = -1;
+    for (let index = last; index >= 0; index--) {
+      if (branchEntries[index]!.id === span.firstEntryId) {
+        first = index;
+        break;
+      }
+    }
+    if (first < 0) return [];
+  }
+  const ids: string[] = [];
+  for (let index = first; index <= last; index++) {
+    const entry = branchEntries[index]!;
+    if (entryMessage(entry) !== undefined) ids.push(entry.id);
+  }
+  return ids;
+}

@@ -1,0 +1,102 @@
+/**
+ * @arbor/compaction — token estimation, `shouldCompact`, cut points, `prepareCompaction`, `compact()` and
+ * branch summaries (seed 000, sections 4, 5 and 11), bounded (every summarizer call fits its model; chunks;
+ * a deterministic fallback) and recoverable (`details.covered` names the summarized entries). It plans and
+ * summarizes; it never writes to a store — the harness appends the entries.
+ */
+
+import { createRequire } from "node:module";
+
+export {
+  type BranchEntries,
+  type BranchSummaryOutcome,
+  type BranchSummaryResult,
+  collectEntriesForBranchSummary,
+  type EntryLookup,
+  type GenerateBranchSummaryOptions,
+  generateBranchSummary,
+} from "./branch-summary.js";
+export {
+  type CompactionAborted,
+  type CompactionResult,
+  type CompactOptions,
+  type CompactOutcome,
+  compact,
+  TURN_CONTEXT_HEADING,
+} from "./compact.js";
+export { type CutPoint, findCutPoint } from "./cut-point.js";
+export {
+  type BranchSummaryDetails,
+  type CompactionDetails,
+  type CoveredEntryIdsOptions,
+  type CoveredSpan,
+  coveredEntryIds,
+  readCoveredSpan,
+  type SummaryDetails,
+  type SummaryFallback,
+} from "./details.js";
+export { entryMessage, isCutCandidate, isTurnStart } from "./entry-messages.js";
+export {
+  type CompactionErrorCode,
+  InvalidCompactionArgumentError,
+  InvalidCompactionSettingsError,
+} from "./errors.js";
+export { type FallbackInput, fallbackSummary } from "./fallback.js";
+export {
+  type FileOperations,
+  FileOperationTracker,
+  formatFileOperations,
+  stripFileOperations,
+} from "./file-operations.js";
+export {
+  type CompactionPlan,
+  type CompactionPreparation,
+  effectiveKeepRecentTokens,
+  type NothingToCompact,
+  type PrepareCompactionOptions,
+  prepareCompaction,
+} from "./prepare.js";
+export {
+  BRANCH_PROMPT,
+  BRANCH_UPDATE_PROMPT,
+  HISTORY_PROMPT,
+  HISTORY_UPDATE_PROMPT,
+  SUMMARIZER_SYSTEM_PROMPT,
+  SUMMARY_FORMAT,
+  type SummaryKind,
+  summaryInstructions,
+  summaryRequest,
+  TURN_PREFIX_PROMPT,
+  TURN_PREFIX_UPDATE_PROMPT,
+} from "./prompts.js";
+export { type SerializeOptions, serializeMessage, truncateEnd, truncateMiddle } from "./serialize.js";
+export {
+  type CompactionSettings,
+  CompactionSettingsSchema,
+  DEFAULT_COMPACTION_SETTINGS,
+  resolveCompactionSettings,
+  shouldCompact,
+} from "./settings.js";
+export { type CompactionStrategy, defaultCompactionStrategy } from "./strategy.js";
+export {
+  conversationBudgetChars,
+  type SummarizeInput,
+  type SummarizeOutcome,
+  type SummarizerTarget,
+  summarize,
+  summaryOutputTokens,
+} from "./summarizer.js";
+export {
+  CHARS_PER_TOKEN,
+  type ContextTokenEstimate,
+  estimateContextTokens,
+  estimateTokens,
+  IMAGE_CHARS,
+  messageChars,
+  tokensOfChars,
+  usageTokensOf,
+} from "./token-estimate.js";
+
+/** The package version (read from its package.json). */
+export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;

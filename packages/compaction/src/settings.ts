@@ -1,0 +1,100 @@
+import { type Static, Type, validateToolArguments } from "@arbor/ai-providers";
+import { InvalidCompactionSettingsError } from "./errors.js";
+
+/**
+ * Compaction settings (seed 000, sections 5.1 and 11) as a TypeBox schema: the single source of truth for
+ * the configuration file and the static type. Validated when loaded, by {@link resolveCompactionSettings}.
+ */
+export const CompactionSettingsSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: true,
+      description: "Whether automatic compaction runs at all (`shouldCompact` is false when off).",
+    }),
+    reserveTokens: Type.Integer({
+      minimum: 256,
+      default: 16_384,
+      description:
+        "Tokens kept free for the summary prompt and its output: compaction runs when the context passes " +
+        "`contextWindow - reserveTokens`. The summary's output is capped at 0.8 × this.",
+    }),
+    keepRecentTokens: Type.Integer({
+      minimum: 0,
+      default: 20_000,
+      description: "Tokens of the most recent history kept verbatim after a compaction.",
+    }),
+    model: Type.Optional(
+      Type.String({
+        pattern: "^[^/\\s]+/\\S+$",
+        description:
+          'A separate model for summaries, as "provider/model" (e.g. "anthropic/claude-haiku-4-5"); ' +
+          "absent: the session's model. The harness resolves it and passes `summarizer` to `compact()`.",
+      }),
+    ),
+    toolResultMaxChars: Type.Integer({
+      minimum: 0,
+      default: 2000,
+      description:
+        "Longest tool result (and tool-call argument list) shown to the summarizer, in characters; longer ones are cut with a marker.",
+    }),
+  },
+  { additionalProperties: false, title: "CompactionSettings", description: "How and when to compact." },
+);
+
+/** Resolved compaction settings (see {@link CompactionSettingsSchema}). */
+export type CompactionSettings = Static<typeof CompactionSettingsSchema>;
+
+/** The defaults: enabled, reserve 16,384 tokens, keep the most recent 20,000 tokens, tool results cut at 2,000 characters. */
+export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
+  enabled: true,
+  reserveTokens: 16_384,
+  keepRecentTokens: 20_000,
+  toolResultMaxChars: 2000,
+});
+
+const SETTINGS_TOOL = {
+  name: "compaction settings",
+  description: "Compaction settings",
+  parameters: CompactionSettingsSchema,
+};
+
+/**
+ * Completes partial settings (e.g. the `compaction` object of a configuration file) with the defaults and
+ * validates them. Numbers given as numeric strings (`"16384"`) are accepted; keys set to `undefined`
+ * keep their default; `null` or `undefined` means "all defaults".
+ *
+ * @throws {InvalidCompactionSettingsError} listing every problem with its key, what was expected and what
+ * was found — e.g. `reserveTokens: expected integer >= 256, received number 12` or
+ * `keepRecentToken: unknown setting (allowed: enabled, reserveTokens, keepRecentTokens, model, toolResultMaxChars)`.
+ */
+export function resolveCompactionSettings(partial?: unknown): CompactionSettings {
+  const input = partial ?? {};
+  const checked = validateToolArguments(SETTINGS_TOOL, input);
+  if (checked.ok) return checked.value as CompactionSettings;
+  const problems = checked.errors.map((issue) => {
+    const key = issue.path === "" ? "(settings)" : issue.path.replace(/^\//, "").replaceAll("/", ".");
+    if (issue.message.startsWith("unexpected property")) {
+      return `${key}: unknown setting (allowed: ${Object.keys(CompactionSettingsSchema.properties).join(", ")})`;
+    }
+    return `${key}: ${issue.message}`;
+  });
+  throw new InvalidCompactionSettingsError(
+    `Invalid compaction settings:\n${problems.map((line) => `  - ${line}`).join("\n")}`,
+    problems,
+  );
+}
+
+/**
+ * Whether to compact before the next model call (seed 000, section 5.1): the settings are enabled and the
+ * context is larger than `contextWindow - reserveTokens`.
+ *
+ * Example: a 200,000-token window with the default reserve compacts above 183,616 tokens.
+ */
+export function shouldCompact(
+  contextTokens: number,
+  contextWindow: number,
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">,
+): boolean {
+  if (!settings.enabled) return false;
+  return contextTokens > contextWindow - settings.reserveTokens;
+}

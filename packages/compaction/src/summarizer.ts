@@ -1,0 +1,267 @@
+import {
+  type AssistantMessage,
+  addUsage,
+  complete,
+  describeError,
+  emptyUsage,
+  isContextOverflow,
+  type Model,
+  type StreamFn,
+  type StreamOptions,
+  type Usage,
+} from "@arbor/ai-providers";
+import type { SessionMessage } from "@arbor/session-store";
+import type { SummaryFallback } from "./details.js";
+import { InvalidCompactionArgumentError } from "./errors.js";
+import { fallbackSummary } from "./fallback.js";
+import {
+  SUMMARIZER_SYSTEM_PROMPT,
+  type SummaryKind,
+  summaryInstructions,
+  summaryRequest,
+} from "./prompts.js";
+import { serializeMessage, truncateMiddle } from "./serialize.js";
+import { CHARS_PER_TOKEN } from "./token-estimate.js";
+
+/**
+ * The bounded summarizer: every call's input fits the summarizing model's window minus its output reserve
+ * (by the chars/4 estimate, with a 3 % margin); a history too large for one call is cut into chunks, each
+ * folded into the running summary with the UPDATE prompt; a failed or empty response switches to the
+ * deterministic fallback for what is left.
+ */
+
+/** The model that writes summaries and the function that streams from it. */
+export interface SummarizerTarget {
+  model: Model;
+  stream: StreamFn;
+}
+
+/** Share of the window left unused, for the error of the chars/4 estimate. */
+const MARGIN_RATIO = 0.03;
+
+/** Fewest characters of conversation worth a call; a window leaving less uses the fallback. */
+const MIN_CONVERSATION_CHARS = 800;
+
+/** Retries of one call with half the conversation after the provider rejected it as too long. */
+const OVERFLOW_RETRIES = 2;
+
+/**
+ * The output cap of a summarizer call: 0.8 × `reserveTokens`, but never more than the model's `maxTokens`
+ * nor a quarter of its window (so that a small model keeps room for its input). At least 1.
+ */
+export function summaryOutputTokens(model: Model, reserveTokens: number): number {
+  let cap = Math.floor(0.8 * reserveTokens);
+  if (Number.isFinite(model.maxTokens) && model.maxTokens > 0) cap = Math.min(cap, model.maxTokens);
+  cap = Math.min(cap, Math.floor(model.contextWindow / 4));
+  return Math.max(1, cap);
+}
+
+/**
+ * Characters of conversation one call can carry for a model, assuming the summary being updated is as
+ * long as the output cap allows (the worst case of every call after the first).
+ */
+export function conversationBudgetChars(
+  model: Model,
+  maxOutputTokens: number,
+  kind: SummaryKind,
+  customInstructions?: string,
+): number {
+  const input = inputBudgetChars(model, maxOutputTokens);
+  const fixed =
+    SUMMARIZER_SYSTEM_PROMPT.length +
+    summaryRequest("", "", summaryInstructions(kind, true, customInstructions)).length +
+    maxOutputTokens * CHARS_PER_TOKEN;
+  return Math.max(0, input - fixed);
+}
+
+/** Characters of input (system prompt + request) a call may send. */
+function inputBudgetChars(model: Model, maxOutputTokens: number): number {
+  const window = model.contextWindow;
+  const tokens = window - maxOutputTokens - Math.ceil(window * MARGIN_RATIO);
+  return Math.max(0, tokens) * CHARS_PER_TOKEN;
+}
+
+/** Input of {@link summarize}. */
+export interface SummarizeInput {
+  kind: SummaryKind;
+  /** The messages to summarize, oldest first. */
+  messages: readonly SessionMessage[];
+  /** A summary to update (the previous compaction's, or the running one); the UPDATE prompt is used. */
+  initialSummary?: string;
+  target: SummarizerTarget;
+  signal?: AbortSignal;
+  customInstructions?: string;
+  /** The output cap of each call (see {@link summaryOutputTokens}). */
+  maxOutputTokens: number;
+  /** Longest tool result and similar in the conversation text. */
+  toolResultMaxChars: number;
+  /** Further stream options (API key, reasoning, headers); `signal` and `maxTokens` are set here. */
+  streamOptions?: Omit<StreamOptions, "signal" | "maxTokens">;
+}
+
+/** What {@link summarize} produced. */
+export interface SummarizeOutcome {
+  /** True when the caller's signal fired; `text` is then the summary so far and must not be used. */
+  aborted: boolean;
+  /** The summary: the model's, or the model's so far followed by the deterministic digest of the rest. */
+  text: string;
+  /** Summarizer calls made (including failed ones and overflow retries). */
+  calls: number;
+  /** The summarizer's usage, summed over the calls. */
+  usage: Usage;
+  fallback?: SummaryFallback;
+}
+
+/** Whether a signal has fired (a function, so that TypeScript does not narrow `aborted` across awaits). */
+export function signalFired(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** The text of a response: its text blocks, joined and trimmed. */
+function responseText(message: AssistantMessage): string {
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("\n")
+    .trim();
+}
+
+/**
+ * Summarizes messages within the summarizer's window (see the module comment). Calls are made one after
+ * the other, each UPDATE receiving the previous call's summary.
+ *
+ * Contract: never throws for provider failures (they become the fallback); returns `aborted: true` as soon
+ * as the caller's signal has fired. Throws {@link InvalidCompactionArgumentError} for a model without a
+ * positive `contextWindow`.
+ */
+export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
+  const { model } = input.target;
+  if (!Number.isFinite(model.contextWindow) || model.contextWindow <= 0) {
+    throw new InvalidCompactionArgumentError(
+      `The summarizing model "${model.provider}/${model.id}" has no usable contextWindow (${String(model.contextWindow)}).`,
+    );
+  }
+  const usage = emptyUsage();
+  const outcome = (text: string, calls: number, fallback?: SummaryFallback): SummarizeOutcome => {
+    const result: SummarizeOutcome = { aborted: false, text, calls, usage };
+    if (fallback !== undefined) result.fallback = fallback;
+    return result;
+  };
+  if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
+
+  const serializeOptions = { toolResultMaxChars: input.toolResultMaxChars };
+  const items: string[] = [];
+  const itemMessage: number[] = [];
+  input.messages.forEach((message, index) => {
+    const text = serializeMessage(message, serializeOptions);
+    if (text !== undefined) {
+      items.push(text);
+      itemMessage.push(index);
+    }
+  });
+
+  let running = input.initialSummary;
+  let calls = 0;
+  let next = 0;
+  const inputChars = inputBudgetChars(model, input.maxOutputTokens);
+  const useFallback = (reason: SummaryFallback["reason"], message: string): SummarizeOutcome => {
+    const fallback: SummaryFallback = { reason, message };
+    if (reason !== "window_too_small") fallback.call = calls;
+    const rest = next < items.length ? input.messages.slice(itemMessage[next]) : [];
+    const text = fallbackSummary({
+      kind: input.kind,
+      reason: message,
+      previousSummary: running,
+      messages: rest,
+      maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
+    });
+    return outcome(text, calls, fallback);
+  };
+
+  while (next < items.length) {
+    const update = running !== undefined;
+    const instructions = summaryInstructions(input.kind, update, input.customInstructions);
+    const fixed =
+      SUMMARIZER_SYSTEM_PROMPT.length + summaryRequest("", update ? "" : undefined, instructions).length;
+    const shownSummary =
+      running === undefined
+        ? undefined
+        : truncateMiddle(running, Math.floor(Math.max(0, inputChars - fixed) / 2));
+    const available = inputChars - fixed - (shownSummary?.length ?? 0);
+    if (available < MIN_CONVERSATION_CHARS) {
+      return useFallback(
+        "window_too_small",
+        `the window of ${model.provider}/${model.id} (${model.contextWindow} tokens) leaves no room for the conversation`,
+      );
+    }
+
+    let scale = 1;
+    let response: AssistantMessage | undefined;
+    let taken = 0;
+    for (let attempt = 0; attempt <= OVERFLOW_RETRIES; attempt++) {
+      const budget = Math.floor(available * scale);
+      const { text: conversation, count } = pack(items, next, budget);
+      taken = count;
+      calls++;
+      try {
+        response = await complete(
+          input.target.stream,
+          model,
+          {
+            systemPrompt: SUMMARIZER_SYSTEM_PROMPT,
+            messages: [
+              {
+                role: "user",
+                content: [{ type: "text", text: summaryRequest(conversation, shownSummary, instructions) }],
+                timestamp: Date.now(),
+              },
+            ],
+          },
+          { ...input.streamOptions, signal: input.signal, maxTokens: input.maxOutputTokens },
+        );
+      } catch (error) {
+        if (signalFired(input.signal)) return { aborted: true, text: running ?? "", calls, usage };
+        // A StreamFn must not throw (it ends its stream with an error instead); one that does is a failed call.
+        return useFallback("model_error", `the summarizer's stream function threw: ${describeError(error)}`);
+      }
+      addUsage(usage, response.usage);
+      if (signalFired(input.signal)) return { aborted: true, text: running ?? "", calls, usage };
+      if (response.stopReason === "error" && isContextOverflow(response) && attempt < OVERFLOW_RETRIES) {
+        scale /= 2;
+        continue;
+      }
+      break;
+    }
+    if (response === undefined) break;
+    if (response.stopReason === "error") {
+      return useFallback("model_error", response.errorMessage ?? "the summarizer's response failed");
+    }
+    if (response.stopReason === "aborted") {
+      return useFallback("model_aborted", response.errorMessage ?? "the summarizer's response was aborted");
+    }
+    const text = responseText(response);
+    if (text === "") return useFallback("empty_summary", "the summarizer returned no text");
+    running = text;
+    next += taken;
+  }
+  return outcome(running ?? "", calls);
+}
+
+/**
+ * Packs items from `start` into at most `budget` characters (joined by blank lines). At least one item is
+ * taken: one longer than the budget alone is cut to fit.
+ */
+function pack(items: readonly string[], start: number, budget: number): { text: string; count: number } {
+  const parts: string[] = [];
+  let used = 0;
+  let index = start;
+  for (; index < items.length; index++) {
+    const item = items[index]!;
+    const cost = item.length + (parts.length > 0 ? 2 : 0);
+    if (used + cost > budget) break;
+    parts.push(item);
+    used += cost;
+  }
+  if (parts.length === 0) return { text: truncateMiddle(items[start]!, budget), count: 1 };
+  return { text: parts.join("\n\n"), count: index - start };
+}

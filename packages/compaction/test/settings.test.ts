@@ -1,0 +1,78 @@
+import { ArborError } from "@arbor/ai-providers";
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_COMPACTION_SETTINGS,
+  InvalidCompactionSettingsError,
+  resolveCompactionSettings,
+  shouldCompact,
+} from "../src/index.js";
+
+describe("resolveCompactionSettings", () => {
+  it("fills the defaults of seed 000 (reserve 16,384, keep 20,000, enabled)", () => {
+    expect(resolveCompactionSettings()).toEqual(DEFAULT_COMPACTION_SETTINGS);
+    expect(resolveCompactionSettings(null)).toEqual(DEFAULT_COMPACTION_SETTINGS);
+    expect(DEFAULT_COMPACTION_SETTINGS).toMatchObject({
+      enabled: true,
+      reserveTokens: 16_384,
+      keepRecentTokens: 20_000,
+    });
+  });
+
+  it("keeps what is given, accepts numeric strings, and a separate summarizer model", () => {
+    expect(
+      resolveCompactionSettings({
+        keepRecentTokens: "8000",
+        enabled: false,
+        model: "anthropic/claude-haiku-4-5",
+      }),
+    ).toEqual({
+      ...DEFAULT_COMPACTION_SETTINGS,
+      keepRecentTokens: 8000,
+      enabled: false,
+      model: "anthropic/claude-haiku-4-5",
+    });
+    expect(resolveCompactionSettings({ reserveTokens: undefined }).reserveTokens).toBe(16_384);
+  });
+
+  it("throws a typed error listing every problem with its key", () => {
+    let error: unknown;
+    try {
+      resolveCompactionSettings({
+        reserveTokens: 12,
+        keepRecentTokens: "lots",
+        keepRecentToken: 5,
+        model: "haiku",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidCompactionSettingsError);
+    expect(ArborError.isInstance(error)).toBe(true);
+    const typed = error as InvalidCompactionSettingsError;
+    expect(typed.code).toBe("invalid_compaction_settings");
+    expect(typed.problems).toHaveLength(4);
+    expect(typed.message).toContain("reserveTokens: expected integer >= 256, received number 12");
+    expect(typed.message).toContain('keepRecentTokens: expected integer >= 0, received string "lots"');
+    expect(typed.message).toMatch(
+      /keepRecentToken: unknown setting \(allowed: enabled, reserveTokens, keepRecentTokens/,
+    );
+    expect(typed.message).toMatch(/model: expected string matching/);
+  });
+
+  it("rejects settings that are not an object", () => {
+    expect(() => resolveCompactionSettings("auto")).toThrow(/Invalid compaction settings/);
+  });
+});
+
+describe("shouldCompact", () => {
+  it("triggers above contextWindow - reserveTokens (183,616 for a 200,000 window)", () => {
+    const settings = resolveCompactionSettings();
+    expect(shouldCompact(183_616, 200_000, settings)).toBe(false);
+    expect(shouldCompact(183_617, 200_000, settings)).toBe(true);
+    expect(shouldCompact(10, 8000, { ...settings, reserveTokens: 8000 })).toBe(true);
+  });
+
+  it("never triggers when disabled", () => {
+    expect(shouldCompact(1_000_000, 200_000, { enabled: false, reserveTokens: 16_384 })).toBe(false);
+  });
+});
