@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 
 export {
   type Api,
+  ArborError,
   type AssistantEvent,
   type AssistantMessage,
   type ContentBlock,

@@ -1,0 +1,155 @@
+/**
+ * What every `arbor sessions` subcommand shares: its dependencies, the error a user can act on, the
+ * action wrapper that turns such errors into a message on stderr and an exit code, and opening the store
+ * and a session for the time of a command.
+ */
+import type { Writable } from "node:stream";
+import type { Model, StreamFn } from "@arbor/ai-providers";
+import { ArborError, Session, type SessionStore } from "@arbor/session-store";
+import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
+import { type ResolvedSession, resolveSessionReference } from "../../session-reference.js";
+import type { openStore } from "../../store-url.js";
+
+/** A model to summarize with, as the CLI's provider choice resolves it. */
+export interface SummarizerChoice {
+  stream: StreamFn;
+  model: Model;
+}
+
+/** What `sessionsCommand` needs from the program that mounts it. */
+export interface SessionsCommandDeps {
+  /**
+   * Opens the store a `--store` URL names (`undefined`: the default). Usually `openStore` itself, or a
+   * wrapper that fills in the program's global `--store`.
+   */
+  openStore: typeof openStore;
+  /** The working directory: `list` shows its sessions; relative paths resolve against it. */
+  cwd: string;
+  /** Where results go (the only output of `list --json`, `export` without `-o`, …). */
+  stdout: Writable;
+  /** Where messages, warnings and errors go. */
+  stderr: Writable;
+  /**
+   * The model `merge` summarizes with; `undefined` (or no function) means the deterministic summary.
+   *
+   * Contract: must not throw for a missing configuration (resolve to `undefined`); called at most once
+   * per command, and only by `merge` without `--no-summarize`.
+   */
+  resolveSummarizer?: () => Promise<SummarizerChoice | undefined>;
+  /**
+   * Receives the exit code of a failed command (default: sets `process.exitCode`).
+   *
+   * Contract: must not throw.
+   */
+  setExitCode?: (code: number) => void;
+}
+
+/**
+ * A mistake or a situation the user can fix (an unknown entry, nothing to merge, a write to a file outside
+ * the store). Commands throw it; the action wrapper prints its message and sets `exitCode`.
+ */
+export class CliError extends ArborError {
+  constructor(
+    message: string,
+    /** The process exit code to end with. */
+    readonly exitCode = 1,
+    code = "cli_error",
+  ) {
+    super(code, message);
+    this.name = "CliError";
+  }
+}
+
+/** True for errors a user can act on: Arbor's typed errors and failed file-system calls (`ENOENT`, …). */
+function isUserFacing(error: unknown): error is Error {
+  if (ArborError.isInstance(error)) return true;
+  const system = error as NodeJS.ErrnoException | undefined;
+  return error instanceof Error && typeof system?.code === "string" && typeof system.syscall === "string";
+}
+
+/**
+ * Wraps a subcommand's action: errors a user can act on (see `isUserFacing`) become
+ * `arbor sessions <name>: <message>` on stderr and an exit code (1, or a `CliError`'s own), never a stack
+ * trace. Other errors are bugs and are rethrown.
+ */
+export function runAction<Args extends unknown[]>(
+  deps: SessionsCommandDeps,
+  name: string,
+  action: (...args: Args) => Promise<void>,
+): (...args: Args) => Promise<void> {
+  return async (...args: Args) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if (!isUserFacing(error)) throw error;
+      deps.stderr.write(`arbor sessions ${name}: ${error.message}\n`);
+      const code = error instanceof CliError ? error.exitCode : 1;
+      if (deps.setExitCode !== undefined) deps.setExitCode(code);
+      else process.exitCode = code;
+    }
+  };
+}
+
+/** Writes lines to a stream, each ending with a newline. */
+export function writeLines(stream: Writable, lines: readonly string[]): void {
+  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+}
+
+/** The `--store` URL in effect for a command (its own option or a parent's). */
+export function storeUrlOf(command: Command): string | undefined {
+  const value = command.optsWithGlobals().store;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Opens the command's store, runs `body`, and closes the store (releasing its locks) whatever happens. */
+export async function withStore<T>(
+  deps: SessionsCommandDeps,
+  command: Command,
+  options: { readOnly: boolean },
+  body: (store: SessionStore) => Promise<T>,
+): Promise<T> {
+  const store = await deps.openStore(storeUrlOf(command), { readOnly: options.readOnly });
+  try {
+    return await body(store);
+  } finally {
+    await store.close?.();
+  }
+}
+
+/**
+ * Resolves a `<id|path>` reference in the command's store, opens the session, runs `body`, then releases
+ * everything (the temporary store of an outside file included).
+ */
+export async function withSession<T>(
+  deps: SessionsCommandDeps,
+  command: Command,
+  reference: string,
+  options: { readOnly: boolean },
+  body: (session: Session, resolved: ResolvedSession) => Promise<T>,
+): Promise<T> {
+  return withStore(deps, command, options, async (store) => {
+    const resolved = await resolveSessionReference(store, reference, { cwd: deps.cwd });
+    try {
+      const session = await Session.open(resolved.store, resolved.sessionId);
+      return await body(session, resolved);
+    } finally {
+      await resolved.release();
+    }
+  });
+}
+
+/** Commander parser of a positive integer option (`--limit 20`). */
+export function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new CommanderArgumentError("expected a positive integer.");
+  }
+  return number;
+}
+
+/** `YYYY-MM-DD HH:MM:SSZ` of an ISO timestamp (UTC; milliseconds dropped); the input when not ISO. */
+export function formatTimestamp(timestamp: string | undefined): string {
+  if (timestamp === undefined) return "";
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(timestamp);
+  return match === null ? timestamp : `${match[1]} ${match[2]}Z`;
+}

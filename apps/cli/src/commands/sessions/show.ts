@@ -1,0 +1,183 @@
+/**
+ * `arbor sessions show <id|path> [--tree]`: a session's header facts, then its current branch as readable
+ * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline.
+ */
+import type { Session, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
+import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
+import { countOf, formatCount, viewEntry } from "../../export/entry-view.js";
+import { type ResolvedSession, resolveEntryReference } from "../../session-reference.js";
+import { formatTimestamp, runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
+import { entryTextLines } from "./entry-text.js";
+import { treeTextLines } from "./tree-text.js";
+
+/** Entries of the branch shown when `--limit` is not given (the newest ones). */
+export const DEFAULT_SHOW_LIMIT = 100;
+
+/** Counts over a whole tree, from the entry types only. */
+export interface TreeStats {
+  entries: number;
+  messages: number;
+  /** Entries without children: the tips of the branches. */
+  leaves: number;
+}
+
+/** Counts of a tree. O(entries); parses nothing; no recursion. */
+export function treeStats(roots: readonly SessionTreeNode[]): TreeStats {
+  const stats: TreeStats = { entries: 0, messages: 0, leaves: 0 };
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    stats.entries++;
+    if (node.type === "message") stats.messages++;
+    if (node.children.length === 0) stats.leaves++;
+    for (const child of node.children) stack.push(child);
+  }
+  return stats;
+}
+
+/** Most entries {@link pathSettings} parses (a path without any model or thinking entry stops there). */
+const MAX_SETTINGS_PARSES = 1_000;
+const SETTING_TYPES: ReadonlySet<string> = new Set(["thinking_level_change", "model_change"]);
+
+/**
+ * The model and thinking level in effect at the end of a path, found from its end backwards: the latest
+ * `thinking_level_change`, and the latest `model_change` or assistant message. Parses only the entries it
+ * passes that can hold one (messages and settings), usually a handful, and never more than 1,000.
+ */
+export function pathSettings(path: readonly SessionEntryRef[]): { model?: string; thinkingLevel?: string } {
+  const settings: { model?: string; thinkingLevel?: string } = {};
+  let parsed = 0;
+  for (let index = path.length - 1; index >= 0 && parsed < MAX_SETTINGS_PARSES; index--) {
+    if (settings.model !== undefined && settings.thinkingLevel !== undefined) break;
+    const ref = path[index]!;
+    if (ref.type === "message" || SETTING_TYPES.has(ref.type)) parsed++;
+    if (ref.type === "thinking_level_change" && settings.thinkingLevel === undefined) {
+      const entry = ref.entry() as { thinkingLevel?: unknown } | undefined;
+      if (typeof entry?.thinkingLevel === "string") settings.thinkingLevel = entry.thinkingLevel;
+    } else if (ref.type === "model_change" && settings.model === undefined) {
+      const entry = ref.entry() as { provider?: unknown; modelId?: unknown } | undefined;
+      if (typeof entry?.provider === "string" && typeof entry.modelId === "string") {
+        settings.model = `${entry.provider}/${entry.modelId}`;
+      }
+    } else if (ref.type === "message" && settings.model === undefined) {
+      const message = (ref.entry() as { message?: Record<string, unknown> } | undefined)?.message;
+      if (
+        message?.role === "assistant" &&
+        typeof message.provider === "string" &&
+        typeof message.model === "string"
+      ) {
+        settings.model = `${message.provider}/${message.model}`;
+      }
+    }
+  }
+  return settings;
+}
+
+/** The facts at the top of `show`: id, name, directory, dates, file, counts, model, warnings. */
+export function sessionHeaderLines(session: Session, resolved: ResolvedSession, stats: TreeStats): string[] {
+  const rows: [string, string][] = [["Session", session.id]];
+  if (session.name !== undefined) rows.push(["Name", session.name]);
+  rows.push(["Directory", session.cwd]);
+  rows.push(["Created", formatTimestamp(session.header.timestamp)]);
+  if (session.header.parentSession !== undefined) rows.push(["Forked from", session.header.parentSession]);
+  if (resolved.location !== undefined) {
+    rows.push([
+      "File",
+      resolved.external ? `${resolved.location} (outside the store; read-only)` : resolved.location,
+    ]);
+  }
+  const branches = stats.leaves === 1 ? "1 branch" : `${formatCount(stats.leaves)} branches`;
+  rows.push([
+    "Entries",
+    `${formatCount(stats.entries)} (${countOf(stats.messages, "message")}), ${branches}, leaf ${session.leafId ?? "(none)"}`,
+  ]);
+  const settings = pathSettings(session.getPath());
+  if (settings.model !== undefined || settings.thinkingLevel !== undefined) {
+    const thinking = settings.thinkingLevel === undefined ? "" : `thinking ${settings.thinkingLevel}`;
+    rows.push(["Model", [settings.model ?? "", thinking].filter((part) => part !== "").join(", ")]);
+  }
+  for (const warning of session.warnings) rows.push(["Warning", warning]);
+  const width = Math.max(...rows.map(([key]) => key.length)) + 2;
+  return rows.map(([key, value]) => `${key.padEnd(width)}${value}`);
+}
+
+/** `--limit`: a positive integer or `all`. */
+function parseLimit(value: string): number {
+  if (value === "all") return Number.POSITIVE_INFINITY;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new CommanderArgumentError('expected a positive integer or "all".');
+  return number;
+}
+
+/** The branch ending at `leafId` as text: its newest `limit` entries, each with its content. */
+export function branchTextLines(
+  session: Session,
+  leafId: string | null,
+  options: { limit: number; full: boolean },
+): string[] {
+  const path = session.getPath(leafId);
+  if (path.length === 0) return ["(the branch is empty)"];
+  const shown = Number.isFinite(options.limit) ? path.slice(-options.limit) : path;
+  const lines = [`Branch to ${leafId} (${countOf(path.length, "entry", "entries")}):`, ""];
+  const omitted = path.length - shown.length;
+  if (omitted > 0) {
+    lines.push(`… ${formatCount(omitted)} earlier entries not shown (--limit all shows them)`, "");
+  }
+  for (const ref of shown) {
+    const view = viewEntry(ref.entry(), ref);
+    lines.push(
+      ...entryTextLines(view, { full: options.full, label: ref.label, leaf: ref.id === session.leafId }),
+      "",
+    );
+  }
+  lines.pop();
+  return lines;
+}
+
+/** Adds `show` to the `sessions` command. */
+export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Command {
+  return parent
+    .command("show")
+    .description("show a session: its facts and current branch, or with --tree its whole tree")
+    .argument("<session>", "a session id (or a unique prefix) or a path to a .jsonl session file")
+    .option("-t, --tree", "print the whole tree, one line per entry")
+    .option("--leaf <entry>", "show the branch ending at this entry instead of the current one")
+    .option(
+      "-n, --limit <n>",
+      `show the newest n entries of the branch, or "all" (default ${DEFAULT_SHOW_LIMIT})`,
+      parseLimit,
+    )
+    .option("--full", "print long tool output, summaries and thinking whole")
+    .option("--no-fold", "with --tree: print every entry (long plain spans are folded by default)")
+    .action(
+      runAction(
+        deps,
+        "show",
+        async (
+          reference: string,
+          options: { tree?: boolean; leaf?: string; limit?: number; full?: boolean; fold: boolean },
+          command: Command,
+        ) => {
+          await withSession(deps, command, reference, { readOnly: true }, async (session, resolved) => {
+            const roots = session.getTree();
+            const lines = sessionHeaderLines(session, resolved, treeStats(roots));
+            lines.push("");
+            if (options.tree === true) {
+              lines.push(...treeTextLines(session, { fold: options.fold, roots }));
+            } else {
+              const leafId =
+                options.leaf === undefined ? session.leafId : resolveEntryReference(session, options.leaf);
+              lines.push(
+                ...branchTextLines(session, leafId, {
+                  limit: options.limit ?? DEFAULT_SHOW_LIMIT,
+                  full: options.full === true,
+                }),
+              );
+            }
+            writeLines(deps.stdout, lines);
+          });
+        },
+      ),
+    );
+}

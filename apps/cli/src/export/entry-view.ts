@@ -1,0 +1,378 @@
+/**
+ * One session entry as something to show: a kind, a title, a few facts, and content parts (text, thinking,
+ * tool calls, tool output, images, summaries, raw data). `arbor sessions show`, the Markdown export and the
+ * HTML export render the same view, so they agree on what an entry says. Entries come from files that may
+ * be damaged or written by other programs, so every field is checked before it is used: a view never
+ * throws.
+ */
+import type { SessionEntry } from "@arbor/session-store";
+
+/** A piece of an entry's content. */
+export type EntryPart =
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; text: string; redacted: boolean }
+  | { kind: "toolCall"; name: string; callId: string; arguments: unknown }
+  | { kind: "image"; mimeType: string; data: string }
+  | { kind: "output"; text: string; isError: boolean }
+  | { kind: "summary"; text: string }
+  | { kind: "data"; value: unknown };
+
+/** What kind of entry a view shows (for styling and one-line labels). */
+export type EntryKind =
+  | "user"
+  | "assistant"
+  | "toolResult"
+  | "custom"
+  | "bash"
+  | "compaction"
+  | "branchSummary"
+  | "setting"
+  | "label"
+  | "leaf"
+  | "info"
+  | "other"
+  | "unreadable";
+
+/** An entry ready to render. */
+export interface EntryView {
+  readonly id: string;
+  readonly parentId: string | null;
+  /** The entry's `type`. */
+  readonly type: string;
+  /** The entry's ISO timestamp, when it has one. */
+  readonly timestamp: string | undefined;
+  readonly kind: EntryKind;
+  /** A short label: `user`, `assistant`, `tool read`, `compaction`, `model`, … */
+  readonly label: string;
+  /** Small facts: the model, the stop reason, token counts, a target id, … */
+  readonly meta: string[];
+  readonly parts: EntryPart[];
+}
+
+/** The tree fields of an entry, known even when its body cannot be read. */
+export interface EntryFields {
+  readonly id: string;
+  readonly type: string;
+  readonly parentId: string | null;
+}
+
+type Record_ = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Record_ {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Formats a count with thousands separators (`1,578`). */
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** A count and its noun, singular for 1 (`1 entry`, `2,000 entries`). */
+export function countOf(value: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(value)} ${value === 1 ? singular : plural}`;
+}
+
+/** Content that may be a string or an array of text / image blocks. */
+function contentParts(content: unknown, asOutput?: { isError: boolean }): EntryPart[] {
+  const parts: EntryPart[] = [];
+  const pushText = (value: string) => {
+    parts.push(
+      asOutput === undefined ? { kind: "text", text: value } : { kind: "output", text: value, ...asOutput },
+    );
+  };
+  if (typeof content === "string") {
+    pushText(content);
+    return parts;
+  }
+  if (!Array.isArray(content)) return content === undefined ? parts : [{ kind: "data", value: content }];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === "text" && typeof block.text === "string") pushText(block.text);
+    else if (block.type === "image") {
+      parts.push({ kind: "image", mimeType: text(block.mimeType) ?? "image", data: text(block.data) ?? "" });
+    } else parts.push({ kind: "data", value: block });
+  }
+  return parts;
+}
+
+function assistantView(message: Record_, meta: string[]): { parts: EntryPart[]; meta: string[] } {
+  const parts: EntryPart[] = [];
+  const content = Array.isArray(message.content) ? message.content : [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === "text" && typeof block.text === "string")
+      parts.push({ kind: "text", text: block.text });
+    else if (block.type === "thinking") {
+      parts.push({ kind: "thinking", text: text(block.thinking) ?? "", redacted: block.redacted === true });
+    } else if (block.type === "toolCall") {
+      parts.push({
+        kind: "toolCall",
+        name: text(block.name) ?? "(unnamed)",
+        callId: text(block.id) ?? "",
+        arguments: block.arguments,
+      });
+    } else parts.push({ kind: "data", value: block });
+  }
+  const provider = text(message.provider);
+  const model = text(message.model);
+  if (model !== undefined) meta.push(provider === undefined ? model : `${provider}/${model}`);
+  const stopReason = text(message.stopReason);
+  if (stopReason !== undefined && stopReason !== "stop") meta.push(stopReason);
+  const usage = isRecord(message.usage) ? message.usage : undefined;
+  if (usage !== undefined && typeof usage.totalTokens === "number" && usage.totalTokens > 0) {
+    meta.push(`${formatCount(usage.totalTokens)} tokens`);
+  }
+  const errorMessage = text(message.errorMessage);
+  if (errorMessage !== undefined) parts.push({ kind: "output", text: errorMessage, isError: true });
+  return { parts, meta };
+}
+
+function messageView(fields: EntryFields, timestamp: string | undefined, message: unknown): EntryView {
+  const base = { id: fields.id, parentId: fields.parentId, type: fields.type, timestamp };
+  if (!isRecord(message)) {
+    return { ...base, kind: "unreadable", label: "message", meta: ["no message"], parts: [] };
+  }
+  const role = text(message.role) ?? "(no role)";
+  switch (role) {
+    case "user":
+      return { ...base, kind: "user", label: "user", meta: [], parts: contentParts(message.content) };
+    case "assistant": {
+      const { parts, meta } = assistantView(message, []);
+      return { ...base, kind: "assistant", label: "assistant", meta, parts };
+    }
+    case "toolResult": {
+      const isError = message.isError === true;
+      const name = text(message.toolName) ?? "tool";
+      return {
+        ...base,
+        kind: "toolResult",
+        label: `tool ${name}`,
+        meta: isError ? ["error"] : [],
+        parts: contentParts(message.content, { isError }),
+      };
+    }
+    case "custom":
+    case "hookMessage":
+      return {
+        ...base,
+        kind: "custom",
+        label: `custom ${text(message.customType) ?? ""}`.trim(),
+        meta: message.display === false ? ["hidden"] : [],
+        parts: contentParts(message.content),
+      };
+    case "bashExecution": {
+      const meta: string[] = [];
+      if (message.cancelled === true) meta.push("cancelled");
+      else if (typeof message.exitCode === "number" && message.exitCode !== 0) {
+        meta.push(`exit code ${message.exitCode}`);
+      }
+      if (message.excludeFromContext === true) meta.push("not sent to the model");
+      const output = text(message.output) ?? "";
+      return {
+        ...base,
+        kind: "bash",
+        label: "shell",
+        meta,
+        parts: [
+          { kind: "text", text: `$ ${text(message.command) ?? ""}` },
+          { kind: "output", text: output, isError: meta.length > 0 && message.cancelled !== true },
+        ],
+      };
+    }
+    default:
+      return { ...base, kind: "other", label: role, meta: [], parts: [{ kind: "data", value: message }] };
+  }
+}
+
+/**
+ * The view of an entry. `entry` undefined means its body could not be read; `fields` (the tree fields)
+ * are used then.
+ *
+ * Contract: pure; never throws, whatever the entry holds.
+ */
+export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields): EntryView {
+  const record = entry as unknown as Record_ | undefined;
+  const timestamp = text(record?.timestamp);
+  const base = { id: fields.id, parentId: fields.parentId, type: fields.type, timestamp };
+  if (record === undefined) {
+    return { ...base, kind: "unreadable", label: fields.type, meta: ["unreadable"], parts: [] };
+  }
+  switch (fields.type) {
+    case "message":
+      return messageView(fields, timestamp, record.message);
+    case "compaction": {
+      const meta: string[] = [];
+      if (typeof record.tokensBefore === "number")
+        meta.push(`${formatCount(record.tokensBefore)} tokens before`);
+      const kept = text(record.firstKeptEntryId);
+      if (kept !== undefined) meta.push(kept === fields.id ? "kept nothing" : `kept from ${kept}`);
+      const summary = text(record.summary) ?? "";
+      return {
+        ...base,
+        kind: "compaction",
+        label: "compaction",
+        meta,
+        parts: [{ kind: "summary", text: summary }],
+      };
+    }
+    case "branch_summary": {
+      const from = text(record.fromId);
+      const summary = text(record.summary) ?? "";
+      return {
+        ...base,
+        kind: "branchSummary",
+        label: "branch summary",
+        meta: from === undefined ? [] : [`from ${from}`],
+        parts: [{ kind: "summary", text: summary }],
+      };
+    }
+    case "leaf": {
+      const target = record.targetId;
+      return {
+        ...base,
+        kind: "leaf",
+        label: "leaf",
+        meta: [`moved to ${typeof target === "string" ? target : "the start"}`],
+        parts: [],
+      };
+    }
+    case "thinking_level_change":
+      return {
+        ...base,
+        kind: "setting",
+        label: "thinking",
+        meta: [text(record.thinkingLevel) ?? "?"],
+        parts: [],
+      };
+    case "model_change":
+      return {
+        ...base,
+        kind: "setting",
+        label: "model",
+        meta: [`${text(record.provider) ?? "?"}/${text(record.modelId) ?? "?"}`],
+        parts: [],
+      };
+    case "active_tools_change": {
+      const names = Array.isArray(record.activeToolNames)
+        ? record.activeToolNames.filter((name) => typeof name === "string")
+        : [];
+      return {
+        ...base,
+        kind: "setting",
+        label: "tools",
+        meta: [names.length === 0 ? "(none)" : names.join(", ")],
+        parts: [],
+      };
+    }
+    case "custom":
+      return {
+        ...base,
+        kind: "info",
+        label: `custom ${text(record.customType) ?? ""}`.trim(),
+        meta: [],
+        parts: record.data === undefined ? [] : [{ kind: "data", value: record.data }],
+      };
+    case "custom_message":
+      return {
+        ...base,
+        kind: "custom",
+        label: `custom ${text(record.customType) ?? ""}`.trim(),
+        meta: record.display === false ? ["hidden"] : [],
+        parts: contentParts(record.content),
+      };
+    case "label": {
+      const target = text(record.targetId) ?? "?";
+      const label = text(record.label);
+      return {
+        ...base,
+        kind: "label",
+        label: "label",
+        meta: [label === undefined || label === "" ? `cleared on ${target}` : `"${label}" on ${target}`],
+        parts: [],
+      };
+    }
+    case "session_info": {
+      const name = text(record.name);
+      return {
+        ...base,
+        kind: "info",
+        label: "name",
+        meta: [name === undefined || name === "" ? "(cleared)" : `"${name}"`],
+        parts: [],
+      };
+    }
+    default:
+      return {
+        ...base,
+        kind: "other",
+        label: fields.type,
+        meta: [],
+        parts: [{ kind: "data", value: entry }],
+      };
+  }
+}
+
+/** JSON of any value, never throwing (`undefined` and cycles become a note). */
+export function safeJson(value: unknown, indent?: number): string {
+  try {
+    return JSON.stringify(value, null, indent) ?? "undefined";
+  } catch {
+    return "(not JSON data)";
+  }
+}
+
+/** `name(args…)` on one line. */
+export function toolCallLine(name: string, args: unknown): string {
+  return `${name}(${isRecord(args) && Object.keys(args).length === 0 ? "" : safeJson(args)})`;
+}
+
+/** Whitespace runs (newlines included) collapsed to one space, trimmed. */
+export function oneLine(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+/** At most `max` characters (code units), ending with `…` when cut. */
+export function clip(value: string, max: number): string {
+  if (value.length <= max) return value;
+  return `${value.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** A part on one line. */
+function partLine(part: EntryPart): string {
+  switch (part.kind) {
+    case "text":
+    case "output":
+    case "summary":
+      return part.text;
+    case "thinking":
+      return part.redacted ? "(thinking, redacted)" : `(thinking) ${part.text}`;
+    case "toolCall":
+      return `→ ${toolCallLine(part.name, part.arguments)}`;
+    case "image":
+      return `[${part.mimeType}]`;
+    case "data":
+      return safeJson(part.value);
+  }
+}
+
+/**
+ * A one-line preview of a view, at most `max` characters: `user: Hello…`, `assistant: → write({…})`,
+ * `tool read: alpha line one…`, `compaction (6,791 tokens before): ## Goal…`, `model: anthropic/x`.
+ *
+ * Contract: pure; reads only the view; the result has no newline.
+ */
+export function previewView(view: EntryView, max = 80): string {
+  const meta = view.kind === "assistant" || view.kind === "user" ? [] : view.meta;
+  const head = meta.length === 0 ? view.label : `${view.label} (${meta.join(", ")})`;
+  let body = "";
+  for (const part of view.parts) {
+    if (body.length > max) break;
+    const line = oneLine(clip(partLine(part), max + 40));
+    if (line !== "") body = body === "" ? line : `${body} ${line}`;
+  }
+  return clip(oneLine(body === "" ? head : `${head}: ${body}`), max);
+}
