@@ -6,11 +6,12 @@ import {
   type AgentMessage,
   type AgentTurnContext,
   defaultConvertToLlm,
+  isLlmMessage,
   runAgentLoop,
 } from "../src/index.js";
 import { EventLog, echoTool, expectWellFormedRun, textOf, user } from "./helpers.js";
 
-declare module "../src/types.js" {
+declare module "../src/index.js" {
   interface CustomAgentMessages {
     note: { role: "note"; text: string; timestamp: number };
   }
@@ -160,7 +161,14 @@ describe("what reaches the model", () => {
       {
         ...base,
         convertToLlm: (messages) =>
-          messages.map((message) => (message.role === "note" ? user(`Note: ${message.text}`) : message)),
+          // Other packages may add message kinds too (declaration merging is global): keep only LLM ones.
+          messages.flatMap((message) =>
+            message.role === "note"
+              ? [user(`Note: ${message.text}`)]
+              : isLlmMessage(message)
+                ? [message]
+                : [],
+          ),
       },
       () => {},
     );

@@ -1,0 +1,181 @@
+import {
+  describeError,
+  type Model,
+  type StreamFn,
+  type StreamOptions,
+  type Usage,
+} from "@arbor/ai-providers";
+import {
+  type CompactionSettings,
+  type CompactionStrategy,
+  type SummarizerTarget,
+  tokensOfChars,
+} from "@arbor/compaction";
+import type { Session, SessionEntry } from "@arbor/session-store";
+import type { HarnessCompactionOutcome, HarnessEvent } from "./events.js";
+import type { HookRunner } from "./hook-registry.js";
+import type { CompactionReason, CustomCompaction } from "./hooks.js";
+
+/** What a compaction needs from its session. Internal. */
+export interface CompactionDependencies {
+  session: Session;
+  /** The session's model (its window sets the kept tail; it summarizes unless `summarizer` is given). */
+  model: Model;
+  streamFn: StreamFn;
+  summarizer: SummarizerTarget | undefined;
+  settings: CompactionSettings;
+  strategy: CompactionStrategy;
+  hooks: HookRunner;
+  streamOptions: Omit<StreamOptions, "signal" | "maxTokens"> | undefined;
+  emit: (event: HarnessEvent) => Promise<void>;
+  /** Writes what the session holds in memory, naming the entries this compaction appended (never throws). */
+  save: (entries: readonly SessionEntry[]) => Promise<void>;
+}
+
+/** One compaction to run. */
+export interface CompactionRequest {
+  reason: CompactionReason;
+  /** The leaf of the branch to compact. The compaction entry is appended there (the leaf is moved if needed). */
+  leafId: string | null;
+  instructions: string | undefined;
+  signal: AbortSignal;
+}
+
+/** The `details` the harness adds to every compaction entry, next to those of `compact()`. */
+export interface HarnessCompactionDetails {
+  /** Estimated context size after the compaction (the entry's `tokensBefore` is the size before). */
+  tokensAfter: number;
+  reason: CompactionReason;
+  /** The summarizer's usage (absent when a hook supplied the summary). */
+  usage?: Usage;
+}
+
+/**
+ * The entries a compaction plan needs: the path from the latest compaction's kept part (or the root) to the
+ * leaf. Earlier entries are never parsed.
+ */
+export function compactionBranch(session: Session, leafId: string | null): SessionEntry[] {
+  const path = session.getPath(leafId);
+  let start = 0;
+  for (let index = path.length - 1; index >= 0; index--) {
+    const ref = path[index]!;
+    if (ref.type !== "compaction") continue;
+    start = index;
+    const entry = ref.entry();
+    const firstKept = entry?.type === "compaction" ? entry.firstKeptEntryId : undefined;
+    for (let kept = index - 1; kept >= 0; kept--) {
+      if (path[kept]!.id === firstKept) {
+        start = kept;
+        break;
+      }
+    }
+    break;
+  }
+  const entries: SessionEntry[] = [];
+  for (let index = start; index < path.length; index++) {
+    const entry = path[index]!.entry();
+    if (entry !== undefined) entries.push(entry);
+  }
+  return entries;
+}
+
+/**
+ * Plans, summarizes (or takes a hook's summary) and appends one compaction; emits `compaction_start` and
+ * `compaction_end`. The caller guarantees that no other compaction of the session is running.
+ *
+ * Contract: never throws — a failing strategy or store becomes `{ kind: "failed" }`, an abort
+ * `{ kind: "aborted" }`; nothing is appended unless the outcome is `compacted`.
+ */
+export async function runCompaction(
+  dependencies: CompactionDependencies,
+  request: CompactionRequest,
+): Promise<HarnessCompactionOutcome> {
+  const { session, settings, strategy, hooks, emit } = dependencies;
+  const { reason, signal } = request;
+  const branchEntries = compactionBranch(session, request.leafId);
+  const plan = strategy.prepare(branchEntries, settings, { contextWindow: dependencies.model.contextWindow });
+  const tokensBefore = plan.tokensBefore;
+  await emit({ type: "compaction_start", reason, tokensBefore });
+  const finish = async (outcome: HarnessCompactionOutcome): Promise<HarnessCompactionOutcome> => {
+    const tokensAfter = outcome.kind === "compacted" ? outcome.tokensAfter : tokensBefore;
+    await emit({ type: "compaction_end", reason, outcome, tokensBefore, tokensAfter });
+    return outcome;
+  };
+  if (plan.kind === "nothing_to_compact") {
+    return finish({ kind: "nothing_to_compact", reason: plan.reason, tokensBefore });
+  }
+
+  const decision = await hooks.first(
+    "session_before_compact",
+    { reason, preparation: plan, branchEntries, customInstructions: request.instructions, signal },
+    (result) => result.cancel === true || result.compaction !== undefined,
+  );
+  if (decision?.cancel === true) return finish({ kind: "cancelled" });
+
+  let summary: string;
+  let firstKeptEntryId: string;
+  let tokensAfter: number;
+  let details: Record<string, unknown>;
+  const custom: CustomCompaction | undefined = decision?.compaction;
+  if (custom !== undefined) {
+    summary = custom.summary;
+    firstKeptEntryId = custom.firstKeptEntryId ?? plan.firstKeptEntryId;
+    const freed = plan.summarizedTokens - tokensOfChars(summary.length);
+    tokensAfter = Math.max(0, plan.tokensBefore - freed);
+    details = {
+      readFiles: plan.fileOperations.readFiles,
+      modifiedFiles: plan.fileOperations.modifiedFiles,
+      covered: plan.covered,
+      ...custom.details,
+      tokensAfter,
+      reason,
+    };
+  } else {
+    try {
+      const outcome = await strategy.compact(plan, {
+        stream: dependencies.streamFn,
+        model: dependencies.model,
+        summarizer: dependencies.summarizer,
+        signal,
+        customInstructions: request.instructions,
+        streamOptions: dependencies.streamOptions,
+      });
+      if (outcome.kind === "aborted") return finish({ kind: "aborted" });
+      summary = outcome.summary;
+      firstKeptEntryId = outcome.firstKeptEntryId;
+      tokensAfter = outcome.tokensAfter;
+      const extra: HarnessCompactionDetails = { tokensAfter, reason, usage: outcome.usage };
+      details = { ...outcome.details, ...extra };
+    } catch (error) {
+      return finish({ kind: "failed", message: `Compaction failed: ${describeError(error)}` });
+    }
+  }
+  if (signal.aborted) return finish({ kind: "aborted" });
+
+  let entryId: string;
+  const appended: SessionEntry[] = [];
+  try {
+    if (session.leafId !== request.leafId) appended.push(...session.moveTo(request.leafId).entries);
+    const entry = session.appendCompaction({
+      summary,
+      firstKeptEntryId,
+      tokensBefore,
+      details,
+      fromHook: custom !== undefined ? true : undefined,
+    });
+    entryId = entry.id;
+    appended.push(entry);
+  } catch (error) {
+    return finish({ kind: "failed", message: `Compaction could not be recorded: ${describeError(error)}` });
+  }
+  await dependencies.save(appended);
+  return finish({
+    kind: "compacted",
+    entryId,
+    summary,
+    firstKeptEntryId,
+    tokensBefore,
+    tokensAfter,
+    fromHook: custom !== undefined,
+  });
+}

@@ -1,0 +1,106 @@
+import type { AgentEvent, AgentMessage } from "@arbor/agent-core";
+import type { HarnessHookError } from "./errors.js";
+import type { CompactionReason } from "./hooks.js";
+import type { HarnessOperation } from "./phase.js";
+
+/** How a compaction ended (the `outcome` of `compaction_end` and the result of `compact()`). */
+export type HarnessCompactionOutcome =
+  | {
+      kind: "compacted";
+      /** The id of the `compaction` entry. */
+      entryId: string;
+      summary: string;
+      firstKeptEntryId: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** True when a `session_before_compact` handler supplied the summary. */
+      fromHook: boolean;
+    }
+  | {
+      kind: "nothing_to_compact";
+      /** Why (see `NothingToCompact.reason` of `@arbor/compaction`). */
+      reason: string;
+      tokensBefore: number;
+    }
+  | { kind: "cancelled" }
+  | { kind: "aborted" }
+  | { kind: "failed"; message: string };
+
+/**
+ * What a harness session reports to `subscribe()` listeners: every {@link AgentEvent} of its runs, plus:
+ *
+ * - `queue_update`: the steering, follow-up or next-turn queue changed;
+ * - `save_point`: pending writes reached the store (`turn_end`, `agent_end`, or the end of an operation);
+ * - `compaction_start` / `compaction_end`: a compaction (reason `threshold`, `overflow` or `manual`);
+ * - `branch_summary`: `navigateTree()` wrote the summary of the branch it left;
+ * - `retry_scheduled` / `retry_attempt` / `retry_finished`: a transient provider failure is retried;
+ * - `hook_error`: a hook handler threw (the run went on without it);
+ * - `save_error`: the store refused a write (nothing is dropped: the next save point tries again);
+ * - `settled`: an operation (prompt, continue, compact, navigateTree, fork) finished and the session is idle.
+ */
+export type HarnessEvent =
+  | AgentEvent
+  | {
+      type: "queue_update";
+      steering: readonly AgentMessage[];
+      followUp: readonly AgentMessage[];
+      nextTurn: readonly AgentMessage[];
+    }
+  | {
+      type: "save_point";
+      reason: "turn_end" | "agent_end" | "operation";
+      /** Ids of the entries written, in order. */
+      entryIds: readonly string[];
+    }
+  | { type: "compaction_start"; reason: CompactionReason; tokensBefore: number }
+  | {
+      type: "compaction_end";
+      reason: CompactionReason;
+      outcome: HarnessCompactionOutcome;
+      tokensBefore: number;
+      /** The estimated context size after it (equal to `tokensBefore` when nothing was compacted). */
+      tokensAfter: number;
+    }
+  | {
+      type: "branch_summary";
+      /** The id of the `branch_summary` entry (the new leaf). */
+      entryId: string;
+      summary: string;
+      /** The entry the new branch starts from (`root` for the start of the session). */
+      fromId: string;
+      oldLeafId: string | null;
+      fromHook: boolean;
+    }
+  | {
+      type: "retry_scheduled";
+      /** 1 for the first retry. */
+      attempt: number;
+      maxRetries: number;
+      delayMs: number;
+      errorMessage: string;
+    }
+  | { type: "retry_attempt"; attempt: number }
+  | {
+      type: "retry_finished";
+      success: boolean;
+      /** Retries made. */
+      attempts: number;
+      /** Set when it gave up: why. */
+      errorMessage?: string;
+      aborted?: boolean;
+    }
+  | { type: "hook_error"; hook: string; error: HarnessHookError }
+  | { type: "save_error"; error: unknown }
+  | { type: "settled"; operation: HarnessOperation };
+
+/** The `type` of any {@link HarnessEvent}. */
+export type HarnessEventType = HarnessEvent["type"];
+
+/**
+ * Receives every event of a session, in order. Listeners run one after another, each awaited, and the run
+ * waits for them (a listener may read the store at `save_point` and see the turn written).
+ *
+ * Contract: may be async; a throw is reported to `onError` as a `HarnessListenerError` and the next
+ * listener runs.
+ */
+export type HarnessListener = (event: HarnessEvent) => void | Promise<void>;

@@ -1,0 +1,105 @@
+import type { AgentTool } from "@arbor/agent-core";
+import type { ArborError, Model, ProviderRegistry, StreamFn } from "@arbor/ai-providers";
+import type { CompactionStrategy, SummarizerTarget } from "@arbor/compaction";
+import type { SessionStore } from "@arbor/session-store";
+import type { HookRegistry } from "./hook-registry.js";
+import type { HarnessHooks } from "./hooks.js";
+import type { ModelSources } from "./models.js";
+import type { HarnessSettings, ResolvedHarnessSettings } from "./settings.js";
+import type { SystemPromptOptions } from "./system-prompt.js";
+
+/** A separate model for compaction and branch summaries (cheaper, faster, or with a larger window). */
+export interface SummarizerOptions {
+  /** A model, or `"provider/model"` resolved like any other reference. */
+  model: Model | string;
+  /** Streams from it; default the harness's stream function. */
+  streamFn?: StreamFn;
+}
+
+/** Options of `createHarness()`. `store`, `model` and one of `streamFn` / `registry` are required. */
+export interface HarnessOptions {
+  /** Streams model responses. Give this or `registry`. */
+  streamFn?: StreamFn;
+  /** A provider registry: its `streamFn`, and its `resolveModel` for `"provider/model"` references. */
+  registry?: Pick<ProviderRegistry, "streamFn" | "resolveModel">;
+  /** The model of new sessions (a session reopened keeps the model its entries record, when it resolves). */
+  model: Model | string;
+  /** Models known by value, for `"provider/model"` references and for restoring sessions. */
+  models?: readonly Model[];
+  /**
+   * Resolves a `"provider/model"` reference (before `registry` and `models`).
+   *
+   * Contract: returns the model or `undefined`; a throw counts as `undefined`.
+   */
+  resolveModel?: (reference: string) => Model | undefined;
+  /** Where sessions live. The harness never imports a concrete store. */
+  store: SessionStore;
+  /** The tools of every session (all active unless a session's entries say otherwise). */
+  tools?: readonly AgentTool[];
+  /** Add the `recall` tool (pulls back the entries a compaction summarized). Default `true`. */
+  recallTool?: boolean;
+  settings?: HarnessSettings;
+  /** A separate summarizer (overrides `settings.compaction.model`). */
+  summarizer?: SummarizerOptions;
+  /** How sessions are compacted. Default `defaultCompactionStrategy` of `@arbor/compaction`. */
+  compactionStrategy?: CompactionStrategy;
+  /** The working directory of new sessions. Default `process.cwd()`. */
+  cwd?: string;
+  /** The Arbor home (`AGENTS.md`, skills, prompts). Default `$ARBOR_HOME`, else `~/.arbor`. */
+  home?: string;
+  /** Read `AGENTS.md` / `CLAUDE.md`, skills and prompt templates at session start. Default `true`. */
+  loadResources?: boolean;
+  /**
+   * The system prompt: a string replaces the default role statement and guidelines (the tool list, context
+   * files, skills, date and cwd stay); a function replaces the whole prompt, given the default's inputs.
+   */
+  systemPrompt?: string | ((options: SystemPromptOptions) => string);
+  /** Text added at the end of the system prompt. */
+  appendSystemPrompt?: string;
+  /** Guidelines replacing the default ones. */
+  guidelines?: readonly string[];
+  /** Hook handlers of every session (see `HarnessHookMap`). More can be added with `harness.on()`. */
+  hooks?: HarnessHooks;
+  /**
+   * The clock of entry timestamps, prompt messages and the system prompt's date. Default `() => new Date()`.
+   * Keep it in step with `Date.now()`: providers stamp responses with the real time, and compaction compares
+   * the two.
+   */
+  now?: () => Date;
+  /**
+   * Waits between retries. Default `sleep` of `@arbor/ai-providers`.
+   *
+   * Contract: resolves after `ms` milliseconds; rejects (or resolves early) when `signal` aborts.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Receives failures that do not stop anything: hook handlers and listeners that threw, writes the store
+   * refused. Default `console.error`.
+   *
+   * Contract: should not throw; a throw is ignored.
+   */
+  onError?: (error: ArborError | unknown) => void;
+}
+
+/** What every session of a harness shares. Internal. */
+export interface HarnessRuntime {
+  readonly streamFn: StreamFn;
+  readonly defaultModel: Model;
+  readonly modelSources: ModelSources;
+  readonly tools: readonly AgentTool[];
+  readonly recallTool: boolean;
+  readonly settings: ResolvedHarnessSettings;
+  readonly summarizer: SummarizerTarget | undefined;
+  readonly strategy: CompactionStrategy;
+  readonly store: SessionStore;
+  readonly cwd: string;
+  readonly home: string | undefined;
+  readonly loadResources: boolean;
+  readonly systemPrompt: HarnessOptions["systemPrompt"];
+  readonly appendSystemPrompt: string | undefined;
+  readonly guidelines: readonly string[] | undefined;
+  readonly hooks: HookRegistry;
+  readonly now: () => Date;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly onError: (error: unknown) => void;
+}

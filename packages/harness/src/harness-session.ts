@@ -1,0 +1,695 @@
+import type {
+  Agent,
+  AgentEvent,
+  AgentMessage,
+  AgentTool,
+  AgentTurnContext,
+  AgentTurnUpdate,
+} from "@arbor/agent-core";
+import {
+  type AssistantMessage,
+  type ImageContent,
+  type Model,
+  type ProviderResponseInfo,
+  THINKING_LEVELS,
+  type ThinkingLevel,
+} from "@arbor/ai-providers";
+import { type CustomMessageInput, type Session, SessionEntryNotFoundError } from "@arbor/session-store";
+import { type NavigateTreeOptions, type NavigateTreeResult, navigateTree } from "./branch-navigation.js";
+import { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
+import {
+  HarnessBusyError,
+  HarnessClosedError,
+  InvalidHarnessOptionsError,
+  UnknownToolError,
+} from "./errors.js";
+import type { HarnessCompactionOutcome, HarnessListener } from "./events.js";
+import type { HarnessRuntime } from "./harness-options.js";
+import { HookRegistry, HookRunner } from "./hook-registry.js";
+import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
+import { expandInput } from "./input-expansion.js";
+import { userMessage } from "./messages.js";
+import { resolveModelReference } from "./models.js";
+import type { PendingWrite } from "./pending-writes.js";
+import type { HarnessOperation, HarnessPhase } from "./phase.js";
+import type { HarnessResources } from "./resources.js";
+import { type RecoveryHost, runWithRecovery } from "./run-recovery.js";
+import { createSessionAgent } from "./session-agent.js";
+import { SessionCompactor } from "./session-compactor.js";
+import { SessionEvents } from "./session-events.js";
+import {
+  composeSystemPrompt,
+  restoreSessionState,
+  type SessionStartState,
+  settingsToRecord,
+} from "./session-start.js";
+import type { HarnessSessionState, PromptOptions, SessionHost } from "./session-types.js";
+import { SessionWriter } from "./session-writer.js";
+
+interface Operation {
+  readonly name: HarnessOperation;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+  readonly finish: () => void;
+}
+
+/**
+ * One session run by a harness: a `Session` (the tree in the store) and an `Agent` (the running transcript)
+ * kept in step. Create it with `harness.newSession()` or `harness.openSession(id)`.
+ *
+ * Structural operations — `prompt`, `continue`, `compact`, `navigateTree`, `fork` — run one at a time: a
+ * second one while the first is in flight rejects with `HarnessBusyError`. `steer`, `followUp`, `nextTurn`,
+ * `abort` and the settings changes (`setModel`, `setThinkingLevel`, `setActiveTools`, `label`, `setName`,
+ * `appendCustom`) are always allowed; during an operation the settings changes are written at its next save
+ * point.
+ */
+export class HarnessSession {
+  private readonly agent: Agent;
+  private readonly hookRegistry = new HookRegistry();
+  private readonly hooks: HookRunner;
+  private readonly events: SessionEvents;
+  private readonly writer: SessionWriter;
+  private readonly compactor: SessionCompactor;
+  private readonly allTools: readonly AgentTool[];
+  private readonly nextTurnQueue: AgentMessage[] = [];
+  private readonly startWarnings: readonly string[];
+  private operation: Operation | undefined;
+  private phaseValue: HarnessPhase = "idle";
+  private closed = false;
+  private lastRun: readonly AgentMessage[] = [];
+  private lastProviderResponse: ProviderResponseInfo | undefined;
+  private baseSystemPrompt: string;
+
+  private constructor(
+    private readonly runtime: HarnessRuntime,
+    private readonly currentSession: Session,
+    /** Context files, skills and prompt templates loaded at session start. */
+    readonly resources: HarnessResources,
+    start: SessionStartState,
+    private readonly host: SessionHost,
+  ) {
+    this.startWarnings = start.warnings;
+    this.allTools = start.tools;
+    this.events = new SessionEvents(runtime.onError);
+    this.hooks = new HookRunner(
+      [runtime.hooks, this.hookRegistry],
+      () => ({ sessionId: this.id, signal: this.operation?.controller.signal ?? neverAborted }),
+      (hook, error) => this.events.hookFailed(hook, error),
+    );
+    this.writer = new SessionWriter(
+      () => this.currentSession,
+      (event) => this.events.emit(event),
+      (error) => this.events.report(error),
+    );
+    this.compactor = new SessionCompactor({
+      runtime,
+      session: currentSession,
+      hooks: this.hooks,
+      writer: this.writer,
+      events: this.events,
+      model: () => this.agent.state.model,
+      phase: () => this.phaseValue,
+      setPhase: (phase) => this.setPhase(phase),
+    });
+    const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
+    this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
+    this.agent = createSessionAgent({
+      runtime,
+      hooks: this.hooks,
+      model: start.model,
+      thinkingLevel: start.thinkingLevel,
+      tools: activeTools,
+      systemPrompt: this.baseSystemPrompt,
+      messages: currentSession.buildContext().messages as AgentMessage[],
+      prepareNextTurn: (turn) => this.prepareNextTurn(turn),
+      onEvent: (event) => this.onAgentEvent(event),
+      onResponse: (info) => {
+        this.lastProviderResponse = info;
+      },
+      report: (error) => this.events.report(error),
+    });
+  }
+
+  /** Starts a harness session over a created or opened `Session`. Internal: use the harness. */
+  static async start(
+    runtime: HarnessRuntime,
+    session: Session,
+    origin: "new" | "open",
+    host: SessionHost,
+  ): Promise<HarnessSession> {
+    const start = await restoreSessionState(runtime, session, origin);
+    const harness = new HarnessSession(runtime, session, start.resources, start, host);
+    for (const write of start.initialWrites) harness.writer.queue(write);
+    await harness.writer.save("operation");
+    host.started(harness);
+    return harness;
+  }
+
+  // ---------------------------------------------------------------------------------------------- reading
+
+  /** The session id. */
+  get id(): string {
+    return this.currentSession.id;
+  }
+
+  /** The underlying session tree (read it freely; write through this object). */
+  get session(): Session {
+    return this.currentSession;
+  }
+
+  /** What the session is doing. */
+  get phase(): HarnessPhase {
+    return this.phaseValue;
+  }
+
+  /** True while a structural operation is in flight. */
+  get isBusy(): boolean {
+    return this.operation !== undefined;
+  }
+
+  /** The system prompt of the next run (without a `before_agent_start` change). */
+  get systemPrompt(): string {
+    return this.baseSystemPrompt;
+  }
+
+  /** Problems found at start (resources, unknown tools or models in the entries) and while reading the session. */
+  get warnings(): readonly string[] {
+    return [...this.resources.warnings, ...this.startWarnings, ...this.currentSession.warnings];
+  }
+
+  /** A snapshot of the session's state. */
+  get state(): HarnessSessionState {
+    const agent = this.agent.state;
+    return {
+      sessionId: this.id,
+      phase: this.phaseValue,
+      operation: this.operation?.name,
+      model: agent.model,
+      thinkingLevel: agent.thinkingLevel,
+      activeToolNames: agent.tools.map((tool) => tool.name),
+      systemPrompt: agent.systemPrompt,
+      messages: agent.messages,
+      isStreaming: agent.isStreaming,
+      streamingMessage: agent.streamingMessage,
+      errorMessage: agent.errorMessage,
+      leafId: this.currentSession.leafId,
+      name: this.currentSession.name,
+      queued: {
+        steering: this.agent.queuedSteeringMessages,
+        followUp: this.agent.queuedFollowUpMessages,
+        nextTurn: [...this.nextTurnQueue],
+      },
+    };
+  }
+
+  /** How full the model's window is (the estimate the compaction check uses). O(messages since the last reply). */
+  contextUsage(): ContextUsage {
+    const estimate = estimateTranscriptTokens(this.agent.state.messages);
+    return contextUsageOf(
+      estimate,
+      this.agent.state.model.contextWindow,
+      this.runtime.settings.compaction.reserveTokens,
+    );
+  }
+
+  // ------------------------------------------------------------------------------------------- listening
+
+  /**
+   * Registers a listener for every event of this session.
+   *
+   * Contract: returns a function that removes it; a listener added during an event receives the next one.
+   */
+  subscribe(listener: HarnessListener): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /**
+   * Adds a hook handler for this session only (after the harness's handlers of the same hook).
+   *
+   * Contract: returns a function that removes it.
+   */
+  on<K extends HarnessHookName>(hook: K, handler: HarnessHookHandler<K>): () => void {
+    return this.hookRegistry.on(hook, handler);
+  }
+
+  /** Resolves when no operation is in flight (at once when idle). */
+  waitForIdle(): Promise<void> {
+    return this.operation?.done ?? Promise.resolve();
+  }
+
+  // ------------------------------------------------------------------------------------------- running
+
+  /**
+   * Runs a prompt: `/skill:name` and `/template` are expanded, queued `nextTurn()` messages go first,
+   * `before_agent_start` handlers run, the context is compacted when it is over the threshold, and the agent
+   * runs until it stops — compacting before any further model call that would not fit, compacting and
+   * retrying once after an overflow, and retrying transient failures with the retry policy.
+   *
+   * Contract: resolves when the run (and its recovery) has ended and the session is saved; never rejects for
+   * model or tool failures (see `state.errorMessage`). Rejects with `HarnessBusyError` while another
+   * operation is in flight and `HarnessClosedError` after `close()`, before anything changes.
+   */
+  async prompt(text: string, options: PromptOptions = {}): Promise<void> {
+    const operation = this.begin("prompt");
+    try {
+      const expanded = await expandInput(text, this.resources);
+      const prompt = userMessage(expanded.text, options.images ?? [], this.runtime.now().getTime());
+      const queued = this.nextTurnQueue.splice(0);
+      const messages: AgentMessage[] = [...queued, prompt];
+      await this.queueChanged();
+      const start = await this.hooks.beforeAgentStart({
+        text,
+        expanded,
+        messages,
+        systemPrompt: this.baseSystemPrompt,
+      });
+      messages.push(...start.messages);
+      if (start.systemPrompt !== this.baseSystemPrompt) this.agent.setSystemPrompt(start.systemPrompt);
+      await this.compactBeforeCall(messages, operation);
+      if (operation.controller.signal.aborted) {
+        // Aborted before the run started: the queued next-turn messages wait for the next prompt.
+        this.nextTurnQueue.unshift(...queued);
+        return;
+      }
+      await runWithRecovery(this.recoveryHost(operation), () => this.run(() => this.agent.prompt(messages)));
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Runs the agent from the current transcript without a new message (e.g. after an error, or after
+   * `abort()`), with the same compaction and recovery as {@link prompt}.
+   *
+   * Contract: as {@link prompt}; rejects with `CannotContinueError` of `@arbor/agent-core` when the transcript
+   * does not end with a message the model answers.
+   */
+  async continue(): Promise<void> {
+    const operation = this.begin("continue");
+    try {
+      await this.compactBeforeCall([], operation);
+      if (operation.controller.signal.aborted) return;
+      await runWithRecovery(this.recoveryHost(operation), () => this.run(() => this.agent.continue()));
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Queues a steering message: injected before the next model call of the run in flight (or of the next run).
+   *
+   * Contract: allowed in every phase; throws only `HarnessClosedError` after `close()`.
+   */
+  steer(text: string | AgentMessage, images?: readonly ImageContent[]): void {
+    this.assertOpen("steer");
+    this.agent.steer(typeof text === "string" ? this.textMessage(text, images) : text);
+    void this.queueChanged();
+  }
+
+  /**
+   * Queues a follow-up message: injected when the agent would otherwise stop (it then runs another turn).
+   *
+   * Contract: as {@link steer}.
+   */
+  followUp(text: string | AgentMessage, images?: readonly ImageContent[]): void {
+    this.assertOpen("followUp");
+    this.agent.followUp(typeof text === "string" ? this.textMessage(text, images) : text);
+    void this.queueChanged();
+  }
+
+  /**
+   * Queues a message for the next `prompt()`: it is sent with that prompt (before it), and triggers nothing
+   * by itself — for context that should not interrupt the current run nor start one (the pi agent's
+   * `deliverAs: "nextTurn"`). `continue()` does not send them.
+   *
+   * Contract: as {@link steer}.
+   */
+  nextTurn(text: string | AgentMessage, images?: readonly ImageContent[]): void {
+    this.assertOpen("nextTurn");
+    this.nextTurnQueue.push(typeof text === "string" ? this.textMessage(text, images) : text);
+    void this.queueChanged();
+  }
+
+  /**
+   * Aborts whatever is in flight: the model call and running tools, a compaction or branch summary (nothing
+   * is appended), a wait before a retry. Queued messages stay queued.
+   *
+   * Contract: allowed in every phase, also after `close()`; a no-op when idle; never throws.
+   */
+  abort(reason?: unknown): void {
+    this.operation?.controller.abort(reason);
+    this.agent.abort(reason);
+  }
+
+  /**
+   * Compacts the session now (reason `manual`), whatever the threshold and `settings.compaction.enabled`.
+   *
+   * Contract: resolves to what happened (`compacted` with the entry id and token counts, `nothing_to_compact`,
+   * `cancelled` by a hook, `aborted`, `failed`); rejects with `HarnessBusyError` while another operation (in
+   * particular another compaction) is in flight.
+   */
+  async compact(instructions?: string): Promise<HarnessCompactionOutcome> {
+    const operation = this.begin("compact");
+    try {
+      const signal = operation.controller.signal;
+      const outcome = await this.compactor.run("manual", this.currentSession.leafId, instructions, signal);
+      if (outcome.kind === "compacted") this.reloadTranscript();
+      return outcome;
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Moves the session to another entry of its tree (seed 000 section 7): the branch being left is summarized
+   * into a `branch_summary` entry (unless `summarize: false`), the leaf moves, and the next prompt continues
+   * from the target, whose context is [earlier summary, path to the target, branch summary]. The current
+   * model, thinking level and tools stay (entries record them on the new branch when they differ).
+   *
+   * Contract: rejects with `SessionEntryNotFoundError` for an unknown entry and `HarnessBusyError` while busy.
+   */
+  async navigateTree(entryId: string | null, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
+    const operation = this.begin("navigateTree");
+    try {
+      const before = this.currentSession.leafId;
+      const result = await navigateTree(
+        {
+          ...this.compactor.summaryDependencies(),
+          onSummarizing: () => this.setPhase("branch_summary"),
+          signal: operation.controller.signal,
+        },
+        entryId,
+        options,
+      );
+      if (result.kind === "moved") this.writer.track(result.entries);
+      if (result.kind === "moved" && result.leafId !== before) {
+        const state = this.agent.state;
+        const current = {
+          model: state.model,
+          thinkingLevel: state.thinkingLevel,
+          activeToolNames: state.tools.map((tool) => tool.name),
+        };
+        const names = this.allTools.map((tool) => tool.name);
+        for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
+        this.compactor.reset();
+        this.reloadTranscript();
+      }
+      return result;
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Copies the path up to an entry into a new session (its header names this one as `parentSession`) and
+   * returns it, ready to run. `position: "at"` (default) includes the entry, `"before"` stops at its parent —
+   * to ask a question again differently. This session is not changed.
+   */
+  async fork(entryId: string, position: "at" | "before" = "at"): Promise<HarnessSession> {
+    const operation = this.begin("fork");
+    try {
+      const forked = await this.currentSession.fork(entryId, { position });
+      return await this.runtimeOpen(forked);
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ settings
+
+  /**
+   * Sets the model (a `Model` or `"provider/model"`): from the next model call, recorded as a `model_change`.
+   *
+   * Contract: throws `UnresolvedModelError` for a reference that does not resolve. Resolves once written (at
+   * once when idle; during an operation, the entry waits for its next save point).
+   */
+  async setModel(model: Model | string): Promise<void> {
+    this.assertOpen("setModel");
+    const resolved = resolveModelReference(model, this.runtime.modelSources);
+    this.agent.setModel(resolved);
+    this.compactor.reset();
+    await this.record({ type: "model_change", provider: resolved.provider, modelId: resolved.id });
+  }
+
+  /** Sets the thinking level (from the next model call), recorded as a `thinking_level_change`. */
+  async setThinkingLevel(level: ThinkingLevel): Promise<void> {
+    this.assertOpen("setThinkingLevel");
+    if (!THINKING_LEVELS.includes(level)) {
+      throw new InvalidHarnessOptionsError(
+        `Unknown thinking level ${JSON.stringify(level)}; expected one of ${THINKING_LEVELS.join(", ")}.`,
+      );
+    }
+    this.agent.setThinkingLevel(level);
+    await this.record({ type: "thinking_level_change", thinkingLevel: level });
+  }
+
+  /**
+   * Sets the tools the model may call (by name, from the harness's tools), from the next model call; the
+   * system prompt lists them. Recorded as an `active_tools_change`.
+   *
+   * Contract: throws `UnknownToolError` naming the unknown names, before anything changes.
+   */
+  async setActiveTools(names: readonly string[]): Promise<void> {
+    this.assertOpen("setActiveTools");
+    const known = this.allTools.map((tool) => tool.name);
+    const unknown = names.filter((name) => !known.includes(name));
+    if (unknown.length > 0) throw new UnknownToolError(unknown, known);
+    const active = this.allTools.filter((tool) => names.includes(tool.name));
+    this.agent.setTools(active);
+    this.baseSystemPrompt = composeSystemPrompt(
+      this.runtime,
+      this.currentSession.cwd,
+      this.resources,
+      active,
+    );
+    this.agent.setSystemPrompt(this.baseSystemPrompt);
+    await this.record({ type: "active_tools_change", activeToolNames: active.map((tool) => tool.name) });
+  }
+
+  /**
+   * Sets (or, with `undefined` or `""`, clears) the label of an entry, recorded as a `label` entry.
+   *
+   * Contract: throws `SessionEntryNotFoundError` for an unknown entry.
+   */
+  async label(entryId: string, label: string | undefined): Promise<void> {
+    this.assertOpen("label");
+    if (!this.currentSession.has(entryId)) throw new SessionEntryNotFoundError(this.id, entryId);
+    await this.record({ type: "label", targetId: entryId, label });
+  }
+
+  /** Sets the session's display name, recorded as a `session_info` entry. */
+  async setName(name: string): Promise<void> {
+    this.assertOpen("setName");
+    await this.record({ type: "session_info", name });
+  }
+
+  /** Records application state (a `custom` entry; the model never sees it). */
+  async appendCustom(customType: string, data?: unknown): Promise<void> {
+    this.assertOpen("appendCustom");
+    await this.record({ type: "custom", customType, data });
+  }
+
+  /**
+   * Adds an application message the model sees as a user message (a `custom_message` entry) to the context.
+   *
+   * Contract: rejects with `HarnessBusyError` during an operation (send it with `steer()` instead).
+   */
+  async appendCustomMessage(input: CustomMessageInput): Promise<void> {
+    this.assertOpen("appendCustomMessage");
+    if (this.operation !== undefined) {
+      throw new HarnessBusyError("append a custom message", this.operation.name, this.phaseValue);
+    }
+    await this.record({ type: "custom_message", input });
+    this.reloadTranscript();
+  }
+
+  /**
+   * Waits for the operation in flight, writes what is pending and closes the session; the harness forgets it.
+   * Further calls reject with `HarnessClosedError` (reading stays possible).
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.waitForIdle();
+    this.closed = true;
+    await this.writer.save("operation");
+    this.host.closed(this);
+  }
+
+  // --------------------------------------------------------------------------------------------- internals
+
+  private begin(name: HarnessOperation): Operation {
+    this.assertOpen(name);
+    if (this.operation !== undefined) throw new HarnessBusyError(name, this.operation.name, this.phaseValue);
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const operation: Operation = { name, controller: new AbortController(), done, finish };
+    this.operation = operation;
+    this.phaseValue = INITIAL_PHASE[name];
+    return operation;
+  }
+
+  private async end(operation: Operation): Promise<void> {
+    await this.writer.save("operation");
+    if (this.agent.state.systemPrompt !== this.baseSystemPrompt)
+      this.agent.setSystemPrompt(this.baseSystemPrompt);
+    this.operation = undefined;
+    this.phaseValue = "idle";
+    operation.finish();
+    await this.events.emit({ type: "settled", operation: operation.name });
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closed) throw new HarnessClosedError(this.id, operation);
+  }
+
+  private setPhase(phase: HarnessPhase): void {
+    this.phaseValue = phase;
+  }
+
+  /** Runs the agent (phase `turn`); settings changes made meanwhile wait for the save points. */
+  private async run(start: () => Promise<void>): Promise<void> {
+    this.setPhase("turn");
+    await start();
+  }
+
+  /** A settings change: written now when idle, at the next save point otherwise. */
+  private async record(write: PendingWrite): Promise<void> {
+    this.writer.queue(write);
+    if (this.operation === undefined) await this.writer.save("operation");
+  }
+
+  private textMessage(text: string, images: readonly ImageContent[] | undefined): AgentMessage {
+    return userMessage(text, images ?? [], this.runtime.now().getTime());
+  }
+
+  private async runtimeOpen(forked: Session): Promise<HarnessSession> {
+    return HarnessSession.start(this.runtime, forked, "open", this.host);
+  }
+
+  /** Replaces the agent's transcript with the session's context (after a compaction, a move, an append). */
+  private reloadTranscript(): void {
+    this.agent.replaceMessages(this.currentSession.buildContext().messages as AgentMessage[]);
+  }
+
+  private queueChanged(): Promise<void> {
+    return this.events.queueChanged(
+      this.agent.queuedSteeringMessages,
+      this.agent.queuedFollowUpMessages,
+      this.nextTurnQueue,
+    );
+  }
+
+  // --------------------------------------------------------------------------------------- agent wiring
+
+  private async onAgentEvent(event: AgentEvent): Promise<void> {
+    if (event.type === "message_end") this.writer.appendMessage(event.message);
+    if (event.type === "agent_end") this.lastRun = event.messages;
+    await this.events.emit(event);
+    if (event.type === "turn_start" || event.type === "message_start") await this.queueChanged();
+    if (event.type === "turn_end") await this.writer.save("turn_end");
+    else if (event.type === "agent_end") await this.writer.save("agent_end");
+  }
+
+  /** Between two turns: compact when the next call would not fit, then the `prepareNextTurn` handlers. */
+  private async prepareNextTurn(turn: AgentTurnContext): Promise<AgentTurnUpdate | undefined> {
+    const initial: AgentTurnUpdate = {};
+    const operation = this.operation;
+    if (operation !== undefined) {
+      const queued = this.agent.queuedSteeringMessages;
+      const compacted = await this.compactor.beforeCall(
+        turn.context.messages,
+        queued,
+        operation.controller.signal,
+      );
+      if (compacted !== undefined) initial.context = { ...turn.context, messages: compacted };
+    }
+    const update = await this.hooks.prepareNextTurn(turn, initial);
+    if (update.model !== undefined && update.model !== turn.model) {
+      this.writer.queue({ type: "model_change", provider: update.model.provider, modelId: update.model.id });
+    }
+    if (update.thinkingLevel !== undefined && update.thinkingLevel !== turn.thinkingLevel) {
+      this.writer.queue({ type: "thinking_level_change", thinkingLevel: update.thinkingLevel });
+    }
+    return update;
+  }
+
+  /** The check before the first model call of a run (the transcript is installed when it compacted). */
+  private async compactBeforeCall(pending: readonly AgentMessage[], operation: Operation): Promise<void> {
+    const transcript = this.agent.state.messages;
+    const compacted = await this.compactor.beforeCall(transcript, pending, operation.controller.signal);
+    if (compacted !== undefined) this.agent.replaceMessages(compacted);
+  }
+
+  // ------------------------------------------------------------------------------------------- recovery
+
+  private recoveryHost(operation: Operation): RecoveryHost {
+    const { runtime } = this;
+    const signal = operation.controller.signal;
+    return {
+      signal,
+      policy: runtime.settings.retry,
+      retryEnabled: runtime.settings.retryEnabled,
+      sleep: runtime.sleep,
+      lastRunFailure: () => this.lastRunFailure(),
+      lastResponse: () => this.lastProviderResponse,
+      contextWindow: () => this.agent.state.model.contextWindow,
+      compactAfterOverflow: async (failed) => {
+        const outcome = await this.compactor.run("overflow", this.parentOf(failed), undefined, signal);
+        if (outcome.kind !== "compacted") return false;
+        this.reloadTranscript();
+        return true;
+      },
+      dropFailedResponse: async (failed) => {
+        const target = this.parentOf(failed);
+        if (this.currentSession.leafId !== target) {
+          this.writer.track(this.currentSession.moveTo(target).entries);
+          await this.writer.save("operation");
+        }
+        this.reloadTranscript();
+      },
+      continueRun: async () => {
+        await this.compactBeforeCall([], operation);
+        if (signal.aborted) return false;
+        try {
+          await this.run(() => this.agent.continue());
+          return true;
+        } catch (error) {
+          // The transcript cannot be continued (CannotContinueError): recovery stops here.
+          this.events.report(error);
+          return false;
+        }
+      },
+      setPhase: (phase) => this.setPhase(phase),
+      emit: (event) => this.events.emit(event),
+    };
+  }
+
+  /** The entry a failed response follows (where the session continues without it). */
+  private parentOf(message: AgentMessage): string | null {
+    const entryId = this.writer.entryIdOf(message);
+    if (entryId === undefined) return this.currentSession.leafId;
+    return this.currentSession.getEntry(entryId)?.parentId ?? null;
+  }
+
+  private lastRunFailure(): AssistantMessage | undefined {
+    for (let index = this.lastRun.length - 1; index >= 0; index--) {
+      const message = this.lastRun[index]!;
+      if (message.role !== "assistant") continue;
+      return message.stopReason === "error" ? message : undefined;
+    }
+    return undefined;
+  }
+}
+
+const neverAborted = new AbortController().signal;
+
+/** The phase an operation starts in (a prompt may pass through `compaction` and `retry` later). */
+const INITIAL_PHASE: Readonly<Record<HarnessOperation, HarnessPhase>> = {
+  prompt: "turn",
+  continue: "turn",
+  compact: "compaction",
+  navigateTree: "branch_summary",
+  fork: "idle",
+};
