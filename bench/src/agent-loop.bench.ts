@@ -8,6 +8,10 @@
  * events over runs of TURNS turns; the one-time work of a run (copying the history, preparing it for
  * the first model call) is reported apart, as the time of a run of one turn.
  *
+ * The same turn with a per-message `convertMessageToLlm` (converted incrementally, like the default)
+ * and with a custom whole-list `convertToLlm` (called over the whole transcript at every model call:
+ * a prefix check and a copy per call) shows what each conversion contract costs.
+ *
  * Baselines, measured in the same run on the same history:
  * - the StreamFn call alone (create + drain the prebuilt stream): what the loop must pay anyway;
  * - `JSON.stringify` of the request (system prompt + messages + tools): the least a real provider does
@@ -20,9 +24,11 @@ import {
   Agent,
   type AgentContext,
   type AgentEvent,
+  type AgentLoopConfig,
   type AgentMessage,
   defaultConvertToLlm,
   defineTool,
+  isLlmMessage,
   runAgentLoop,
   Type,
 } from "@arbor/agent-core";
@@ -174,6 +180,10 @@ interface SizeResult {
   loopTurn: number;
   agentRun: number;
   agentTurn: number;
+  /** A turn of runAgentLoop with a per-message `convertMessageToLlm`. */
+  perMessageTurn: number;
+  /** A turn of runAgentLoop with a custom whole-list `convertToLlm`. */
+  wholeListTurn: number;
   streamAlone: number;
   serialize: number;
   transform: number;
@@ -193,6 +203,7 @@ function median(values: number[]): number {
 async function measureRuns(
   messages: AgentMessage[],
   turns: number,
+  conversion: Pick<AgentLoopConfig, "convertToLlm" | "convertMessageToLlm"> = {},
 ): Promise<{ loopRun: number; loopTurn: number; agentRun: number; agentTurn: number }> {
   const prompt: AgentMessage = { role: "user", content: [{ type: "text", text: "go" }], timestamp: 1 };
   const context: AgentContext = { systemPrompt: "You are a bench.", messages, tools: [noop] };
@@ -208,7 +219,8 @@ async function measureRuns(
   const loop = await measureAsync(async () => {
     loopTurns.reset();
     last = 0;
-    const added = await runAgentLoop([prompt], context, { model, streamFn: loopTurns.streamFn }, probe);
+    const config = { model, streamFn: loopTurns.streamFn, ...conversion };
+    const added = await runAgentLoop([prompt], context, config, probe);
     if (added.length !== 2 * turns) throw new Error(`expected ${2 * turns} messages, got ${added.length}`);
   });
   const loopTurn = median(loopIntervals);
@@ -218,6 +230,7 @@ async function measureRuns(
     streamFn: agentTurns.streamFn,
     tools: [noop],
     systemPrompt: "You are a bench.",
+    ...conversion,
   });
   loopIntervals.length = 0;
   agent.subscribe(probe);
@@ -234,6 +247,12 @@ async function measureSize(size: number): Promise<SizeResult> {
   const messages = history(size);
   const one = await measureRuns(messages, 1);
   const many = await measureRuns(messages, TURNS);
+  const perMessage = await measureRuns(messages, TURNS, {
+    convertMessageToLlm: (message) => (isLlmMessage(message) ? [message] : []),
+  });
+  const wholeList = await measureRuns(messages, TURNS, {
+    convertToLlm: (all) => defaultConvertToLlm(all),
+  });
 
   // Baselines on the same history, per model call.
   const llmMessages = transformMessages(defaultConvertToLlm(messages), model);
@@ -266,6 +285,8 @@ async function measureSize(size: number): Promise<SizeResult> {
     loopTurn: many.loopTurn,
     agentRun: one.agentRun,
     agentTurn: many.agentTurn,
+    perMessageTurn: perMessage.loopTurn,
+    wholeListTurn: wholeList.loopTurn,
     streamAlone: streamAlone.medianMs / repeat,
     serialize: serialize.medianMs / serializeRepeat,
     transform: transform.medianMs / serializeRepeat,
@@ -284,6 +305,16 @@ async function runAgentLoopBench(): Promise<string[]> {
   for (const result of results) {
     lines.push(
       `  ${String(result.size).padEnd(8)} ${microseconds(result.loopTurn)}     ${microseconds(result.agentTurn)}     ${microseconds(result.streamAlone)}        ${(result.loopTurn / result.streamAlone).toFixed(1).padStart(6)}x         ${(result.loopTurn / result.serialize).toFixed(3).padStart(7)}x`,
+    );
+  }
+  lines.push(
+    "",
+    "the same turn of runAgentLoop by conversion contract (default: incremental over the append-only transcript)",
+    "  history    default        convertMessageToLlm   custom convertToLlm",
+  );
+  for (const result of results) {
+    lines.push(
+      `  ${String(result.size).padEnd(8)} ${microseconds(result.loopTurn)}     ${microseconds(result.perMessageTurn)}            ${microseconds(result.wholeListTurn)}`,
     );
   }
   lines.push(
@@ -309,7 +340,10 @@ async function runAgentLoopBench(): Promise<string[]> {
   lines.push(
     "",
     `growth from 100 to 10,000 messages: each further turn ${(large.loopTurn / small.loopTurn).toFixed(1)}x ` +
-      `(a provider's JSON request: ${(large.serialize / small.serialize).toFixed(1)}x)`,
+      `(Agent.prompt ${(large.agentTurn / small.agentTurn).toFixed(1)}x, ` +
+      `convertMessageToLlm ${(large.perMessageTurn / small.perMessageTurn).toFixed(1)}x, ` +
+      `custom convertToLlm ${(large.wholeListTurn / small.wholeListTurn).toFixed(1)}x; ` +
+      `a provider's JSON request: ${(large.serialize / small.serialize).toFixed(1)}x)`,
   );
   return lines;
 }

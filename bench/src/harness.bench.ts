@@ -11,6 +11,9 @@
  *
  * Baselines, in the same run on the same history:
  * - a bare `Agent` over the same messages (no session, no persistence, no check);
+ * - an `Agent` with the harness's message conversion, as the harness passes it (`convertMessageToLlm:
+ *   convertSessionMessageToLlm`, converted incrementally) and as a whole-list `convertToLlm`
+ *   (`createSessionMessageConverter()`: agent-core must check the prefix and copy the list at every call);
  * - the compaction check alone (`estimateTranscriptTokens`, O(messages since the last reply)) against
  *   `estimateContextTokens` over the whole transcript (what a naive check would pay).
  */
@@ -30,6 +33,7 @@ import {
 } from "@arbor/ai-providers";
 import { estimateContextTokens } from "@arbor/compaction";
 import {
+  convertSessionMessageToLlm,
   createHarness,
   createSessionMessageConverter,
   estimateTranscriptTokens,
@@ -182,14 +186,18 @@ function turnProbe() {
   };
 }
 
-async function agentTurn(messages: AgentMessage[], withConverter: boolean): Promise<number> {
+/** How the bench's bare `Agent` converts messages: the default, or the session's converter in either form. */
+type Conversion = "default" | "per message" | "whole list";
+
+async function agentTurn(messages: AgentMessage[], conversion: Conversion): Promise<number> {
   const turns = scriptedTurns(TURNS, messages.length);
   const agent = new Agent({
     model,
     streamFn: turns.streamFn,
     tools: [noop],
     systemPrompt: "You are a bench.",
-    ...(withConverter ? { convertToLlm: createSessionMessageConverter() } : {}),
+    ...(conversion === "per message" ? { convertMessageToLlm: convertSessionMessageToLlm } : {}),
+    ...(conversion === "whole list" ? { convertToLlm: createSessionMessageConverter() } : {}),
   });
   const probe = turnProbe();
   agent.subscribe(probe.onEvent);
@@ -244,7 +252,8 @@ function microseconds(ms: number): string {
 interface SizeResult {
   size: number;
   agent: number;
-  converter: number;
+  perMessage: number;
+  wholeList: number;
   memory: number;
   jsonl: number;
   check: number;
@@ -253,8 +262,9 @@ interface SizeResult {
 
 async function measureSize(size: number, home: string): Promise<SizeResult> {
   const messages = history(size);
-  const agent = await agentTurn(messages, false);
-  const converter = await agentTurn(messages, true);
+  const agent = await agentTurn(messages, "default");
+  const perMessage = await agentTurn(messages, "per message");
+  const wholeList = await agentTurn(messages, "whole list");
   const memory = await harnessTurn(messages, new MemorySessionStore());
   const jsonlStore = new JsonlSessionStore({ home, durability: "flush" });
   const jsonl = await harnessTurn(messages, jsonlStore);
@@ -280,7 +290,8 @@ async function measureSize(size: number, home: string): Promise<SizeResult> {
   return {
     size,
     agent,
-    converter,
+    perMessage,
+    wholeList,
     memory,
     jsonl,
     check: check.medianMs / repeat,
@@ -296,17 +307,23 @@ async function runHarnessBench(): Promise<string[]> {
     const lines = [
       `one turn inside a run (median time between two turn_start events; runs of ${TURNS} turns, instant model,`,
       "one noop tool call per turn; the harness flushes the session at every turn_end)",
-      "  session    bare Agent   Agent+session converter   harness+memory   harness+jsonl(flush)   harness/Agent",
+      "  session    bare Agent   Agent+convertMessageToLlm   harness+memory   harness+jsonl(flush)   harness/Agent",
     ];
     for (const result of results) {
       lines.push(
-        `  ${String(result.size).padEnd(8)} ${microseconds(result.agent)}     ${microseconds(result.converter)}              ${microseconds(result.memory)}       ${microseconds(result.jsonl)}             ${(result.memory / result.agent).toFixed(1).padStart(5)}x`,
+        `  ${String(result.size).padEnd(8)} ${microseconds(result.agent)}     ${microseconds(result.perMessage)}                ${microseconds(result.memory)}       ${microseconds(result.jsonl)}             ${(result.memory / result.agent).toFixed(1).padStart(5)}x`,
       );
     }
     lines.push(
-      "  (a custom convertToLlm takes agent-core off its append-only path: a prefix check and a copy of the",
-      "   converted list per call — the part of a harness turn that grows with the session)",
+      "  (the harness converts with convertMessageToLlm: agent-core applies it to the new messages only)",
+      "",
+      "for reference, the same session conversion as a whole-list convertToLlm (createSessionMessageConverter):",
+      "agent-core cannot know that its output only grows, so it checks the prefix and copies the list per call",
+      "  session    Agent+convertToLlm",
     );
+    for (const result of results) {
+      lines.push(`  ${String(result.size).padEnd(8)} ${microseconds(result.wholeList)}`);
+    }
     lines.push(
       "",
       "the compaction check before each model call",
@@ -320,7 +337,8 @@ async function runHarnessBench(): Promise<string[]> {
     lines.push(
       "",
       `growth from 100 to 10,000 messages: harness turn ${(large.memory / small.memory).toFixed(1)}x ` +
-        `(bare Agent ${(large.agent / small.agent).toFixed(1)}x, with the converter ${(large.converter / small.converter).toFixed(1)}x), compaction check ${(large.check / small.check).toFixed(1)}x ` +
+        `(bare Agent ${(large.agent / small.agent).toFixed(1)}x, convertMessageToLlm ${(large.perMessage / small.perMessage).toFixed(1)}x, ` +
+        `whole-list convertToLlm ${(large.wholeList / small.wholeList).toFixed(1)}x), compaction check ${(large.check / small.check).toFixed(1)}x ` +
         `(naive check ${(large.naive / small.naive).toFixed(1)}x)`,
     );
     return lines;

@@ -10,6 +10,7 @@ import {
 } from "@arbor/ai-providers";
 import type { AgentToolCall } from "./agent-tool.js";
 import { assertCanContinue } from "./continue-check.js";
+import { convertEachMessage, LlmMessageConverter } from "./convert-messages.js";
 import { defaultConvertToLlm } from "./convert-to-llm.js";
 import type { AgentEvent, AgentEventSink } from "./events.js";
 import type { AgentLoopConfig, AgentTurnContext } from "./loop-config.js";
@@ -70,13 +71,20 @@ export async function runAgentLoopContinue(
   signal?: AbortSignal,
 ): Promise<AgentMessage[]> {
   checkConfig(config);
-  await assertCanContinue(context.messages, config.convertToLlm ?? defaultConvertToLlm);
+  await assertCanContinue(context.messages, converterOf(config));
   const run = new LoopRun(context, config, emit, signal);
   return run.execute(async () => {
     await run.emit({ type: "agent_start" });
     await run.emit({ type: "turn_start" });
     await run.runTurns();
   });
+}
+
+/** The whole-transcript converter a config amounts to (`convertToLlm` wins over `convertMessageToLlm`). */
+function converterOf(config: AgentLoopConfig): (messages: AgentMessage[]) => Message[] | Promise<Message[]> {
+  if (config.convertToLlm !== undefined) return config.convertToLlm;
+  if (config.convertMessageToLlm !== undefined) return convertEachMessage(config.convertMessageToLlm);
+  return defaultConvertToLlm;
 }
 
 function checkConfig(config: AgentLoopConfig): void {
@@ -96,6 +104,7 @@ class LoopRun {
   private readonly emitter: RunEmitter;
   private readonly controller = new AbortController();
   private readonly preparer = new LlmMessagePreparer();
+  private readonly converter: LlmMessageConverter;
   private readonly detachSignal: () => void;
   private context: AgentContext;
   private model: Model;
@@ -109,6 +118,7 @@ class LoopRun {
     signal: AbortSignal | undefined,
   ) {
     this.config = config;
+    this.converter = new LlmMessageConverter(config.convertMessageToLlm);
     this.model = config.model;
     this.thinkingLevel = config.thinkingLevel;
     const messages = context.messages.slice();
@@ -192,7 +202,10 @@ class LoopRun {
     const update = await hook(this.lastTurn);
     if (update === undefined || update === null) return;
     if (update.context !== undefined) {
-      const messages = update.context.messages.slice();
+      // The run's own transcript stays as it is (no copy, and the conversion stays incremental); any
+      // other list is copied, since the loop appends to it.
+      const current = this.context.messages;
+      const messages = update.context.messages === current ? current : update.context.messages.slice();
       this.context = { ...update.context, messages };
       this.emitter.transcript = messages;
     }
@@ -201,22 +214,25 @@ class LoopRun {
   }
 
   /**
-   * `transformContext` → `convertToLlm` → `transformMessages` → `StreamFn`. With neither hook set, the
-   * conversion and transform are incremental over the run's append-only transcript (see
-   * {@link LlmMessagePreparer}), so a turn costs O(new messages) plus one pointer copy of the list.
+   * `transformContext` → `convertToLlm` (or `convertMessageToLlm`, or the default) → `transformMessages`
+   * → `StreamFn`. Without `convertToLlm`, over the run's own transcript (no `transformContext`, or one
+   * that returned its input), the conversion and transform are incremental over the append-only
+   * transcript (see {@link LlmMessageConverter} and {@link LlmMessagePreparer}), so a turn costs
+   * O(new messages) plus one pointer copy of the list.
    */
   private async respond(): Promise<AssistantMessage> {
-    const { config, context, model, preparer } = this;
+    const { config, context, model, preparer, converter } = this;
+    const messages =
+      config.transformContext === undefined
+        ? context.messages
+        : await config.transformContext(context.messages, this.signal);
     let llmMessages: Message[];
-    if (config.transformContext === undefined && config.convertToLlm === undefined) {
-      llmMessages = preparer.prepare(preparer.convertAppendOnly(context.messages), model, true);
+    if (config.convertToLlm !== undefined) {
+      llmMessages = preparer.prepare(await config.convertToLlm(messages), model, false);
+    } else if (messages === context.messages) {
+      llmMessages = preparer.prepare(converter.appendOnly(messages), model, true);
     } else {
-      const messages =
-        config.transformContext === undefined
-          ? context.messages
-          : await config.transformContext(context.messages, this.signal);
-      const converted = await (config.convertToLlm ?? defaultConvertToLlm)(messages);
-      llmMessages = preparer.prepare(converted, model, false);
+      llmMessages = preparer.prepare(converter.all(messages), model, false);
     }
     const llmContext: Context = { messages: llmMessages };
     if (context.systemPrompt !== undefined) llmContext.systemPrompt = context.systemPrompt;

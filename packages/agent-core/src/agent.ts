@@ -22,6 +22,7 @@ export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | P
 export type AgentHooks = Pick<
   AgentLoopConfig,
   | "convertToLlm"
+  | "convertMessageToLlm"
   | "transformContext"
   | "getApiKey"
   | "beforeToolCall"

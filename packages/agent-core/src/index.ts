@@ -45,6 +45,7 @@ export {
   defineTool,
 } from "./agent-tool.js";
 export { assertCanContinue, findUnansweredToolCalls } from "./continue-check.js";
+export { convertEachMessage, type MessageToLlmConverter } from "./convert-messages.js";
 export { defaultConvertToLlm, isLlmMessage } from "./convert-to-llm.js";
 export {
   AgentBusyError,

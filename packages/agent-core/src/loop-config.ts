@@ -10,6 +10,7 @@ import type {
   ToolResultMessage,
 } from "@arbor/ai-providers";
 import type { AgentToolCall } from "./agent-tool.js";
+import type { MessageToLlmConverter } from "./convert-messages.js";
 import type { AgentContext, AgentMessage, ToolExecutionMode } from "./types.js";
 
 /** Request options the loop passes to every `StreamFn` call; the loop sets `signal` and `reasoning` itself. */
@@ -106,15 +107,34 @@ export interface AgentLoopConfig {
    * Turns the transcript into the messages the model sees, before every model call. Default
    * {@link defaultConvertToLlm}: keeps `user`, `assistant` and `toolResult` messages, drops custom ones.
    * The loop then passes the result through `transformMessages()` for the target model, so a converter
-   * need not care about tool-call ids, unanswered calls or other models' thinking.
+   * need not care about tool-call ids, unanswered calls or other models' thinking. It is called over
+   * the whole transcript before every model call; when each message converts on its own, prefer
+   * `convertMessageToLlm`, which the loop applies incrementally.
    *
    * Contract: pure; must not mutate its input; may be async. A throw ends the run with a synthetic
    * assistant error message.
    */
   convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
   /**
+   * Turns one transcript message into the messages the model sees for it (`[message]` to keep it, `[]`
+   * to drop it, or new messages, e.g. a summary as a user message) — the per-message alternative to
+   * `convertToLlm`, for converters that look at each message alone. The loop converts the run's
+   * transcript incrementally: each message once, when it is appended, so a turn costs O(new messages)
+   * however long the conversation is (a custom `convertToLlm` must be called over the whole transcript
+   * at every model call). Results other than `[message]` are cached by message identity. What the
+   * model sees equals `convertToLlm: (messages) => messages.flatMap(convertMessageToLlm)`.
+   * Ignored when `convertToLlm` is set (it has full control).
+   *
+   * Contract: pure — the same message always gives the same result, whatever surrounds it; must not
+   * mutate the message nor change the returned array later; synchronous; returns an array. A throw
+   * (or a result that is not an array) ends the run with a synthetic assistant error message.
+   */
+  convertMessageToLlm?: MessageToLlmConverter;
+  /**
    * Rewrites the transcript before `convertToLlm`, before every model call (prune, inject context).
-   * The result is used for this call only; the transcript itself is unchanged.
+   * The result is used for this call only; the transcript itself is unchanged. Returning the input
+   * array itself (nothing to change) keeps the loop's incremental conversion; any other array is
+   * converted whole.
    *
    * Contract: must not mutate its input (return a new array); may be async; should honour `signal`. A
    * throw ends the run with a synthetic assistant error message.

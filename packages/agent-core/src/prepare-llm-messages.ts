@@ -1,6 +1,4 @@
 import { type AssistantMessage, type Message, type Model, transformMessages } from "@arbor/ai-providers";
-import { isLlmMessage } from "./convert-to-llm.js";
-import type { AgentMessage } from "./types.js";
 
 function isSkippedResponse(message: Message): boolean {
   return message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
@@ -21,52 +19,28 @@ function fromModel(message: AssistantMessage, model: Model): boolean {
 }
 
 /**
- * Prepares the messages of each model call of one run: `convertToLlm`'s output passed through
+ * Prepares the messages of each model call of one run: the converted transcript passed through
  * `transformMessages()` for the target model — incrementally. A run appends to its transcript, so
- * between two calls only the new messages need converting and transforming; the result is exactly
- * what `transformMessages()` over the whole conversation returns (see the conditions below), at a
- * cost of O(new messages) plus one pointer copy of the list per call instead of a copy of every
- * message.
+ * between two calls only the new messages need transforming; the result is exactly what
+ * `transformMessages()` over the whole conversation returns (see the conditions below), at a cost of
+ * O(new messages) plus one pointer copy of the list per call instead of a copy of every message.
  *
  * The previous output is extended when (1) the target model is the same, (2) the previous input is
- * an unchanged prefix of the new input (same objects; checked by reference, or known when the
- * default converter ran over the append-only transcript), (3) the first new message closes the
- * previous turn as a full transform would (a `user` message or a kept assistant message), (4) every
- * new kept assistant message comes from the target model itself (its ids are kept verbatim), and
- * (5) none of its tool-call ids is already in the output (a full transform would rename the older
- * one). Otherwise the whole conversation is transformed again.
+ * an unchanged prefix of the new input (same objects: known without a look when `appendOnly` says
+ * the input is the `LlmMessageConverter`'s only-growing array, else checked by reference), (3) the
+ * first new message closes the previous turn as a full transform would (a `user` message or a kept
+ * assistant message), (4) every new kept assistant message comes from the target model itself (its
+ * ids are kept verbatim), and (5) none of its tool-call ids is already in the output (a full
+ * transform would rename the older one). Otherwise the whole conversation is transformed again.
  *
  * Internal: one instance per run.
  */
 export class LlmMessagePreparer {
-  private transcript: readonly AgentMessage[] | undefined;
-  private transcriptSeen = 0;
-  private converted: Message[] = [];
-
   private model: Model | undefined;
   private inputs: readonly Message[] = [];
   private inputLength = 0;
   private output: Message[] = [];
   private readonly outputIds = new Set<string>();
-
-  /**
-   * The default `convertToLlm` (keep user, assistant and tool-result messages) over a transcript the
-   * run only appends to: converts only the messages added since the last call. Returns an internal
-   * array; pass it to {@link prepare} with `appendOnly: true` and do not change it.
-   */
-  convertAppendOnly(transcript: readonly AgentMessage[]): readonly Message[] {
-    if (transcript !== this.transcript || transcript.length < this.transcriptSeen) {
-      this.transcript = transcript;
-      this.transcriptSeen = 0;
-      this.converted = [];
-    }
-    for (let index = this.transcriptSeen; index < transcript.length; index++) {
-      const message = transcript[index]!;
-      if (isLlmMessage(message)) this.converted.push(message);
-    }
-    this.transcriptSeen = transcript.length;
-    return this.converted;
-  }
 
   /**
    * The messages to send: `transformMessages(converted, model)`, computed incrementally when possible.
@@ -120,8 +94,8 @@ export class LlmMessagePreparer {
 
   private remember(converted: readonly Message[], model: Model, appendOnly: boolean): void {
     this.model = model;
-    // The default converter's array only grows; a custom converter's array is copied, since nothing
-    // stops its owner from changing it later.
+    // The LlmMessageConverter's array only grows; any other array is copied, since nothing stops its
+    // owner from changing it later.
     this.inputs = appendOnly ? converted : converted.slice();
     this.inputLength = converted.length;
   }

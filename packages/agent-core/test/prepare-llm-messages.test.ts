@@ -8,6 +8,7 @@ import {
 import { createScriptedProvider } from "@arbor/ai-providers/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { LlmMessageConverter } from "../src/convert-messages.js";
 import { defaultConvertToLlm } from "../src/convert-to-llm.js";
 import { LlmMessagePreparer } from "../src/prepare-llm-messages.js";
 import type { AgentMessage } from "../src/types.js";
@@ -98,13 +99,12 @@ describe("LlmMessagePreparer", () => {
         fc.boolean(),
         (batches, modelChoices, appendOnly) => {
           const preparer = new LlmMessagePreparer();
+          const converter = new LlmMessageConverter(undefined);
           const transcript: AgentMessage[] = [];
           batches.forEach((batch, index) => {
             transcript.push(...batch);
             const model = models[modelChoices[index]!]!;
-            const converted = appendOnly
-              ? preparer.convertAppendOnly(transcript)
-              : defaultConvertToLlm(transcript);
+            const converted = appendOnly ? converter.appendOnly(transcript) : defaultConvertToLlm(transcript);
             const expected = transformMessages(defaultConvertToLlm(transcript), model);
             expect(preparer.prepare(converted, model, appendOnly)).toEqual(expected);
           });
@@ -139,8 +139,9 @@ describe("LlmMessagePreparer", () => {
 
   it("extends its previous output for a run's usual appends (the same message objects are reused)", () => {
     const preparer = new LlmMessagePreparer();
+    const converter = new LlmMessageConverter(undefined);
     const transcript: AgentMessage[] = [{ role: "user", content: "q", timestamp: 1 }];
-    const first = preparer.prepare(preparer.convertAppendOnly(transcript), strictModel, true);
+    const first = preparer.prepare(converter.appendOnly(transcript), strictModel, true);
     transcript.push(assistant(strictModel, ["call_9"], "toolUse", false), {
       role: "toolResult",
       toolCallId: "call_9",
@@ -149,7 +150,7 @@ describe("LlmMessagePreparer", () => {
       isError: false,
       timestamp: 1,
     });
-    const second = preparer.prepare(preparer.convertAppendOnly(transcript), strictModel, true);
+    const second = preparer.prepare(converter.appendOnly(transcript), strictModel, true);
     expect(second[0]).toBe(first[0]); // not transformed again
     expect(second).not.toBe(first); // a new array per call: the caller may keep the old one
     expect(first).toHaveLength(1);

@@ -65,7 +65,7 @@ export {
   SKILL_COMMAND_PREFIX,
   type SlashCommand,
 } from "./input-expansion.js";
-export { createSessionMessageConverter } from "./messages.js";
+export { convertSessionMessageToLlm, createSessionMessageConverter } from "./messages.js";
 export { modelReference, resolveModelReference } from "./models.js";
 export type { PendingWrite } from "./pending-writes.js";
 export type { HarnessOperation, HarnessPhase } from "./phase.js";

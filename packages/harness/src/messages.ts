@@ -12,7 +12,7 @@ import {
 /**
  * The session's own message kinds join the agent's transcript: a built context starts with a compaction
  * summary, carries branch summaries and custom messages, and the agent keeps them as they are (the model
- * sees them through {@link createSessionMessageConverter}).
+ * sees them through {@link convertSessionMessageToLlm}).
  */
 declare module "@arbor/agent-core" {
   interface CustomAgentMessages {
@@ -35,17 +35,33 @@ function isModelMessage(message: AgentMessage): message is Message {
 }
 
 /**
- * The harness's `convertToLlm`: `convertSessionMessagesToLlm` (summaries and custom messages become user
- * messages), incremental and memoized. Within a run the agent loop hands over the same, only-growing
- * transcript array at every model call, so only the messages appended since the previous call are converted
- * (a new array starts over); a converted summary is the same object on every call, so the loop extends its
- * prepared request instead of rebuilding it.
+ * The harness's `convertMessageToLlm` (what the session agent uses): one transcript message as the model
+ * sees it, by `convertSessionMessagesToLlm` — `user`, `assistant` and `toolResult` messages as they are,
+ * compaction and branch summaries, custom and bash-execution messages as user messages, everything else
+ * dropped. Each message converts on its own, so agent-core converts a run's transcript incrementally (each
+ * message once) and a turn's cost does not grow with the session.
+ *
+ * Contract: pure (a new user message per call for the converted kinds; agent-core caches them per message);
+ * never throws for session messages.
+ */
+export function convertSessionMessageToLlm(message: AgentMessage): Message[] {
+  if (isModelMessage(message)) return [message];
+  return convertSessionMessagesToLlm([asSessionMessage(message)]);
+}
+
+/**
+ * A whole-transcript `convertToLlm` with the result of {@link convertSessionMessageToLlm} for every message,
+ * incremental and memoized: over the same, only-growing array (what the agent loop hands over within a run),
+ * only the messages appended since the previous call are converted (a new array starts over), and a converted
+ * summary is the same object on every call. For callers that need a `convertToLlm`; the harness itself passes
+ * `convertMessageToLlm: convertSessionMessageToLlm`, which agent-core applies incrementally without the
+ * whole-list check a custom `convertToLlm` costs per call.
  *
  * Contract: pure for inputs that are not mutated in place (the loop's contract); returns an array the caller
  * must not change (it grows with the next call over the same transcript).
  */
 export function createSessionMessageConverter(): (messages: AgentMessage[]) => Message[] {
-  const converted = new WeakMap<object, Message | null>();
+  const converted = new WeakMap<object, Message[]>();
   let input: readonly AgentMessage[] | undefined;
   let seen = 0;
   let output: Message[] = [];
@@ -63,10 +79,10 @@ export function createSessionMessageConverter(): (messages: AgentMessage[]) => M
       }
       let result = converted.get(message);
       if (result === undefined) {
-        result = convertSessionMessagesToLlm([asSessionMessage(message)])[0] ?? null;
+        result = convertSessionMessageToLlm(message);
         converted.set(message, result);
       }
-      if (result !== null) output.push(result);
+      for (const item of result) output.push(item);
     }
     seen = messages.length;
     return output;

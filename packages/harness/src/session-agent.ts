@@ -9,7 +9,7 @@ import {
 import type { Model, ProviderResponseInfo, ThinkingLevel } from "@arbor/ai-providers";
 import type { HarnessRuntime } from "./harness-options.js";
 import type { HookRunner } from "./hook-registry.js";
-import { createSessionMessageConverter } from "./messages.js";
+import { convertSessionMessageToLlm } from "./messages.js";
 import { wrapStreamFn } from "./provider-stream.js";
 
 /** What the agent of a harness session is built from. Internal. */
@@ -32,9 +32,10 @@ export interface SessionAgentOptions {
 
 /**
  * The `Agent` of a harness session: the harness's stream function wrapped with the provider hooks, the session
- * message converter (summaries reach the model as user messages), the loop hooks bound to the hook runner, and
- * the harness's settings (tool execution, queue modes, request options). With retries on, providers are asked
- * not to retry by themselves (`maxRetries: 0`) unless the settings say otherwise.
+ * message converter (summaries reach the model as user messages; given per message, so agent-core converts each
+ * run's transcript incrementally), the loop hooks bound to the hook runner, and the harness's settings (tool
+ * execution, queue modes, request options). With retries on, providers are asked not to retry by themselves
+ * (`maxRetries: 0`) unless the settings say otherwise.
  */
 export function createSessionAgent(options: SessionAgentOptions): Agent {
   const { runtime, hooks } = options;
@@ -55,7 +56,7 @@ export function createSessionAgent(options: SessionAgentOptions): Agent {
     streamOptions,
     steeringMode: settings.steeringMode,
     followUpMode: settings.followUpMode,
-    convertToLlm: createSessionMessageConverter(),
+    convertMessageToLlm: convertSessionMessageToLlm,
     transformContext: (messages) => hooks.context(messages),
     beforeToolCall: (context) => hooks.toolCall(context),
     afterToolCall: (context) => hooks.toolResult(context),

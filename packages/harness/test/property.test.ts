@@ -1,5 +1,7 @@
+import type { AgentMessage } from "@arbor/agent-core";
+import { transformMessages } from "@arbor/ai-providers";
 import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
-import { MemorySessionStore } from "@arbor/session-store";
+import { convertSessionMessagesToLlm, MemorySessionStore, type SessionMessage } from "@arbor/session-store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createHarness, type HarnessSession } from "../src/index.js";
@@ -10,7 +12,8 @@ type Operation =
   | { kind: "compact" }
   | { kind: "navigate"; pick: number; summarize: boolean }
   | { kind: "thinking"; level: "off" | "low" | "high" }
-  | { kind: "label"; pick: number };
+  | { kind: "label"; pick: number }
+  | { kind: "custom message" };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("prompt" as const), tool: fc.boolean() }) },
@@ -27,6 +30,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("label" as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("custom message" as const) }) },
 );
 
 function snapshot(session: HarnessSession) {
@@ -38,7 +42,7 @@ function snapshot(session: HarnessSession) {
 }
 
 describe("any sequence of operations", () => {
-  it("keeps the agent's transcript equal to the session's context, and a reopen rebuilds it", async () => {
+  it("keeps the agent's transcript equal to the session's context, shows the model its full conversion, and a reopen rebuilds it", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 16 }), async (operations) => {
         const store = new MemorySessionStore();
@@ -67,6 +71,11 @@ describe("any sequence of operations", () => {
         };
         const harness = createHarness(options);
         const session = await harness.newSession();
+        // The transcript before each model call (a handler that returns nothing leaves it as it is).
+        const transcripts: AgentMessage[][] = [];
+        session.on("context", (event) => {
+          transcripts.push([...event.messages]);
+        });
         for (const step of operations) {
           if (step.kind === "prompt") {
             wantTool = step.tool;
@@ -79,15 +88,24 @@ describe("any sequence of operations", () => {
             await session.navigateTree(target, { summarize: step.summarize });
           } else if (step.kind === "thinking") {
             await session.setThinkingLevel(step.level);
-          } else {
+          } else if (step.kind === "label") {
             const ids = allIds(session);
             if (ids.length > 0) await session.label(ids[step.pick % ids.length]!, `label ${step.pick}`);
+          } else {
+            await session.appendCustomMessage({ customType: "note", content: `note ${replies}` });
           }
           expect(session.isBusy).toBe(false);
           expect(JSON.stringify(session.state.messages)).toBe(
             JSON.stringify(session.session.buildContext().messages),
           );
         }
+        // What each model call saw is the whole transcript converted at once (summaries and custom messages
+        // as user messages), although agent-core converted it incrementally.
+        expect(provider.calls).toHaveLength(transcripts.length);
+        provider.calls.forEach((call, index) => {
+          const converted = convertSessionMessagesToLlm(transcripts[index] as SessionMessage[]);
+          expect(call.context.messages).toEqual(transformMessages(converted, call.model));
+        });
         const before = snapshot(session);
         await session.close();
         const reopened = await createHarness(options).openSession(session.id);
