@@ -1,6 +1,6 @@
 /**
- * @internal/conformance — shared suites every implementation runs (private, never built). Importing
- * this module imports vitest.
+ * @internal/conformance — shared suites every implementation runs, and the local wire-protocol servers the
+ * provider and CLI tests share (private, never built). Importing this module imports vitest.
  */
 export {
   type DescribeProviderOptions,
@@ -15,3 +15,42 @@ export {
   type SessionStoreSuite,
 } from "./session-store/describe-session-store.js";
 export { checkStreamProtocol } from "./stream-protocol.js";
+export {
+  anthropicScenarioOptions,
+  anthropicScenarioReplies,
+} from "./wire/anthropic-scenarios.js";
+export {
+  anthropicErrorBody,
+  type FakeAnthropicReply,
+  type FakeAnthropicRequest,
+  type FakeAnthropicServer,
+  startFakeAnthropicServer,
+} from "./wire/anthropic-server.js";
+export {
+  type AnthropicWireUsage,
+  anthropicFixture,
+  anthropicSse,
+  completeAnthropicStream,
+  encodeSseEvent,
+  readSseFixture,
+  type SseEvent,
+} from "./wire/anthropic-sse.js";
+export {
+  chatChunk,
+  chatTextChunks,
+  chatToolCallChunks,
+  chatToolCallPiece,
+  chatToolCallStart,
+  chatUsageChunk,
+  splitPieces,
+} from "./wire/openai-chat-chunks.js";
+export { ResponsesStream, type ResponsesUsageFixture } from "./wire/openai-responses-events.js";
+export {
+  chatFrames,
+  type OpenAIWireReply,
+  type OpenAIWireRequest,
+  type OpenAIWireServer,
+  openAIErrorReply,
+  responsesFrames,
+  startOpenAIWireServer,
+} from "./wire/openai-server.js";

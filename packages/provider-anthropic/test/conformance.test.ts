@@ -1,14 +1,12 @@
-import { describeProvider } from "@internal/conformance";
+import { anthropicScenarioReplies, describeProvider, startFakeAnthropicServer } from "@internal/conformance";
 import { expect } from "vitest";
 import { createAnthropicProvider } from "../src/index.js";
-import { startFakeAnthropicServer } from "./support/fake-anthropic-server.js";
 import { FAST_RETRY } from "./support/harness.js";
-import { repliesFor } from "./support/scenarios.js";
 
 describeProvider({
   name: "anthropic (local wire server)",
   create: async (scenario) => {
-    const server = await startFakeAnthropicServer(repliesFor(scenario));
+    const server = await startFakeAnthropicServer(anthropicScenarioReplies(scenario));
     const provider = createAnthropicProvider({
       apiKey: "sk-ant-test-key",
       baseURL: server.url,

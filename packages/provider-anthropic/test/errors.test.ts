@@ -4,21 +4,26 @@ import {
   isContextOverflow,
   type ProviderResponseInfo,
 } from "@arbor/ai-providers";
-import { checkStreamProtocol } from "@internal/conformance";
+import {
+  anthropicErrorBody,
+  anthropicSse,
+  checkStreamProtocol,
+  completeAnthropicStream,
+  type FakeAnthropicReply,
+  startFakeAnthropicServer,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicProvider } from "../src/index.js";
-import { errorBody, type FakeReply, startFakeAnthropicServer } from "./support/fake-anthropic-server.js";
 import { drain, FAST_RETRY, setupWire, type WireSetup } from "./support/harness.js";
-import { completeStream, sse } from "./support/sse.js";
 
 const hello: Context = {
   systemPrompt: "You are helpful.",
   messages: [{ role: "user", content: "Say hello.", timestamp: 1 }],
 };
 
-const okStream = (text = "Hello after the retry."): FakeReply => ({
+const okStream = (text = "Hello after the retry."): FakeAnthropicReply => ({
   kind: "stream",
-  events: completeStream([sse.textBlock(0, text)]),
+  events: completeAnthropicStream([anthropicSse.textBlock(0, text)]),
 });
 
 const environmentKey = process.env.ANTHROPIC_API_KEY;
@@ -38,7 +43,7 @@ describe("anthropic provider: failures are data", () => {
         {
           kind: "error",
           status: 429,
-          body: errorBody(
+          body: anthropicErrorBody(
             "rate_limit_error",
             "Number of request tokens has exceeded your per-minute rate limit",
           ),
@@ -63,7 +68,7 @@ describe("anthropic provider: failures are data", () => {
       {
         kind: "error",
         status: 429,
-        body: errorBody("rate_limit_error", "Rate limited"),
+        body: anthropicErrorBody("rate_limit_error", "Rate limited"),
         headers: { "retry-after": "3600" },
       },
       okStream(),
@@ -81,7 +86,7 @@ describe("anthropic provider: failures are data", () => {
       {
         kind: "error",
         status: 429,
-        body: errorBody("rate_limit_error", "Slow down"),
+        body: anthropicErrorBody("rate_limit_error", "Slow down"),
         headers: { "retry-after": "0.05" },
       },
     ]);
@@ -92,10 +97,10 @@ describe("anthropic provider: failures are data", () => {
   });
 
   it("retries 529 overloaded and gives up after the policy's retries, naming the failure", async () => {
-    const overloaded: FakeReply = {
+    const overloaded: FakeAnthropicReply = {
       kind: "error",
       status: 529,
-      body: errorBody("overloaded_error", "Overloaded"),
+      body: anthropicErrorBody("overloaded_error", "Overloaded"),
     };
     setup = await setupWire([overloaded, overloaded, overloaded], {
       retry: { ...FAST_RETRY, maxRetries: 2 },
@@ -111,7 +116,7 @@ describe("anthropic provider: failures are data", () => {
 
   it("retries a 500 and succeeds", async () => {
     setup = await setupWire([
-      { kind: "error", status: 500, body: errorBody("api_error", "Internal server error") },
+      { kind: "error", status: 500, body: anthropicErrorBody("api_error", "Internal server error") },
       okStream(),
     ]);
     const { result } = await drain(setup.provider.stream(setup.model, hello));
@@ -120,10 +125,10 @@ describe("anthropic provider: failures are data", () => {
   });
 
   it("ends a 500 that persists with stopReason error and the server's message", async () => {
-    const failure: FakeReply = {
+    const failure: FakeAnthropicReply = {
       kind: "error",
       status: 500,
-      body: errorBody("api_error", "Internal server error"),
+      body: anthropicErrorBody("api_error", "Internal server error"),
     };
     setup = await setupWire([failure, failure], { retry: { ...FAST_RETRY, maxRetries: 1 } });
     const { result } = await drain(setup.provider.stream(setup.model, hello));
@@ -133,7 +138,10 @@ describe("anthropic provider: failures are data", () => {
 
   it("retries an overloaded_error sent in the stream before any content", async () => {
     setup = await setupWire([
-      { kind: "stream", events: [sse.messageStart(), sse.error("overloaded_error", "Overloaded")] },
+      {
+        kind: "stream",
+        events: [anthropicSse.messageStart(), anthropicSse.error("overloaded_error", "Overloaded")],
+      },
       okStream("Second time lucky."),
     ]);
     const { events, result } = await drain(setup.provider.stream(setup.model, hello));
@@ -147,7 +155,10 @@ describe("anthropic provider: failures are data", () => {
       {
         kind: "error",
         status: 400,
-        body: errorBody("invalid_request_error", "prompt is too long: 213462 tokens > 200000 maximum"),
+        body: anthropicErrorBody(
+          "invalid_request_error",
+          "prompt is too long: 213462 tokens > 200000 maximum",
+        ),
       },
       okStream(),
     ]);
@@ -162,7 +173,7 @@ describe("anthropic provider: failures are data", () => {
 
   it("does not retry a 401 and says what the server said", async () => {
     setup = await setupWire([
-      { kind: "error", status: 401, body: errorBody("authentication_error", "invalid x-api-key") },
+      { kind: "error", status: 401, body: anthropicErrorBody("authentication_error", "invalid x-api-key") },
     ]);
     const { result } = await drain(setup.provider.stream(setup.model, hello));
     expect(result.errorMessage).toContain(
@@ -172,7 +183,7 @@ describe("anthropic provider: failures are data", () => {
   });
 
   it("keeps the partial text when the connection drops mid-text", async () => {
-    const events = completeStream([sse.textBlock(0, "The quick brown fox jumps over", 5)]);
+    const events = completeAnthropicStream([anthropicSse.textBlock(0, "The quick brown fox jumps over", 5)]);
     setup = await setupWire([{ kind: "stream", events, disconnectAfter: 6 }, okStream()]);
     const { events: received, result } = await drain(setup.provider.stream(setup.model, hello));
     expect(checkStreamProtocol(received, result)).toEqual([]);
@@ -184,8 +195,8 @@ describe("anthropic provider: failures are data", () => {
 
   it("keeps the partial tool call when the connection drops mid-arguments", async () => {
     const json = JSON.stringify({ city: "Paris", unit: "celsius" });
-    const events = completeStream(
-      [sse.toolUseBlock(0, { id: "toolu_cut", name: "get_weather", json, chunkSize: 4 })],
+    const events = completeAnthropicStream(
+      [anthropicSse.toolUseBlock(0, { id: "toolu_cut", name: "get_weather", json, chunkSize: 4 })],
       {
         stopReason: "tool_use",
       },
@@ -201,8 +212,8 @@ describe("anthropic provider: failures are data", () => {
 
   it("retries a stream that closes cleanly before any content, and fails one that closes after", async () => {
     setup = await setupWire([
-      { kind: "stream", events: [sse.messageStart()] },
-      { kind: "stream", events: [sse.messageStart(), ...sse.textBlock(0, "Half")] },
+      { kind: "stream", events: [anthropicSse.messageStart()] },
+      { kind: "stream", events: [anthropicSse.messageStart(), ...anthropicSse.textBlock(0, "Half")] },
     ]);
     const { result } = await drain(setup.provider.stream(setup.model, hello));
     expect(setup.server.requests).toHaveLength(2);
@@ -212,7 +223,9 @@ describe("anthropic provider: failures are data", () => {
   });
 
   it("ends with aborted, partial content kept, when the signal fires mid-stream", async () => {
-    const events = completeStream([sse.textBlock(0, "One two three four five six seven", 4)]);
+    const events = completeAnthropicStream([
+      anthropicSse.textBlock(0, "One two three four five six seven", 4),
+    ]);
     setup = await setupWire([{ kind: "stream", events, delayMs: 10 }]);
     const controller = new AbortController();
     const stream = setup.provider.stream(setup.model, hello, { signal: controller.signal });

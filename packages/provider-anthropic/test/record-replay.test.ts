@@ -6,12 +6,16 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers";
-import { describeProvider, scenarioContext } from "@internal/conformance";
+import {
+  anthropicScenarioOptions,
+  anthropicScenarioReplies,
+  describeProvider,
+  scenarioContext,
+  startFakeAnthropicServer,
+} from "@internal/conformance";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnthropicProvider } from "../src/index.js";
-import { startFakeAnthropicServer } from "./support/fake-anthropic-server.js";
 import { drain, FAST_RETRY } from "./support/harness.js";
-import { repliesFor, scenarioOptions } from "./support/scenarios.js";
 
 const directory = mkdtempSync(join(tmpdir(), "arbor-anthropic-cassettes-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -19,7 +23,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 describe("recording the anthropic provider", () => {
   it("writes no key and replays the same message once the server is gone", async () => {
     const file = join(directory, "tool-call.jsonl");
-    const server = await startFakeAnthropicServer(repliesFor("toolCall"));
+    const server = await startFakeAnthropicServer(anthropicScenarioReplies("toolCall"));
     const provider = createAnthropicProvider({ apiKey: "sk-ant-secret-key", baseURL: server.url });
     const model = provider.models.find((candidate) => candidate.id === "claude-sonnet-5-5")!;
     const recorder = createRecordingProvider(provider, file);
@@ -39,7 +43,7 @@ describeProvider({
     const file = join(directory, `${scenario}.jsonl`);
     // abortBeforeStart never reaches the provider; its cassette holds an ordinary reply.
     const served = scenario === "abortBeforeStart" ? "text" : scenario;
-    const server = await startFakeAnthropicServer(repliesFor(served));
+    const server = await startFakeAnthropicServer(anthropicScenarioReplies(served));
     const provider = createAnthropicProvider({
       apiKey: "sk-ant-test-key",
       baseURL: server.url,
@@ -47,7 +51,7 @@ describeProvider({
     });
     const model = provider.models.find((candidate) => candidate.id === "claude-sonnet-5-5")!;
     await createRecordingProvider(provider, file)
-      .stream(model, scenarioContext(scenario), scenarioOptions(scenario))
+      .stream(model, scenarioContext(scenario), anthropicScenarioOptions(scenario))
       .result();
     await server.close();
     const replayer = createReplayProvider(file);

@@ -1,13 +1,21 @@
 import type { AssistantMessage, Context, Model, ProviderResponseInfo } from "@arbor/ai-providers";
+import {
+  anthropicFixture,
+  anthropicSse,
+  completeAnthropicStream,
+  type FakeAnthropicReply,
+  readSseFixture,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeReply } from "./support/fake-anthropic-server.js";
 import { drain, setupWire, type WireSetup } from "./support/harness.js";
-import { completeStream, fixture, readSseFixture, sse } from "./support/sse.js";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-const ok = (): FakeReply => ({ kind: "stream", events: completeStream([sse.textBlock(0, "OK")]) });
+const ok = (): FakeAnthropicReply => ({
+  kind: "stream",
+  events: completeAnthropicStream([anthropicSse.textBlock(0, "OK")]),
+});
 
 let setup: WireSetup | undefined;
 afterEach(async () => {
@@ -156,7 +164,10 @@ describe("anthropic provider: what goes on the wire", () => {
   });
 
   it("sends the model's own thinking back with its signature, and another model's thinking as text", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("thinking.sse")) }, ok()]);
+    setup = await setupWire([
+      { kind: "stream", events: readSseFixture(anthropicFixture("thinking.sse")) },
+      ok(),
+    ]);
     const question: Context = { messages: [{ role: "user", content: "What is 17 * 23?", timestamp: 1 }] };
     const { result: first } = await drain(
       setup.provider.stream(setup.model, question, { reasoning: "medium" }),
@@ -213,7 +224,7 @@ describe("anthropic provider: what goes on the wire", () => {
 
   it("sends redacted thinking back as redacted_thinking", async () => {
     setup = await setupWire([
-      { kind: "stream", events: readSseFixture(fixture("redacted-thinking.sse")) },
+      { kind: "stream", events: readSseFixture(anthropicFixture("redacted-thinking.sse")) },
       ok(),
     ]);
     const question: Context = { messages: [{ role: "user", content: "Q", timestamp: 1 }] };

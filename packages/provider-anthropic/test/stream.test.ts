@@ -1,8 +1,13 @@
 import { type AssistantEvent, type Context, type ToolCall, Type } from "@arbor/ai-providers";
-import { checkStreamProtocol } from "@internal/conformance";
+import {
+  anthropicFixture,
+  anthropicSse,
+  checkStreamProtocol,
+  completeAnthropicStream,
+  readSseFixture,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { drain, setupWire, type WireSetup } from "./support/harness.js";
-import { completeStream, fixture, readSseFixture, sse } from "./support/sse.js";
 
 const weather = {
   name: "get_weather",
@@ -23,7 +28,7 @@ afterEach(async () => {
 
 describe("anthropic provider: streaming on the wire", () => {
   it("streams text from a recorded-shape stream, with usage, cost and the response id", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("text.sse")) }]);
+    setup = await setupWire([{ kind: "stream", events: readSseFixture(anthropicFixture("text.sse")) }]);
     const { events, result } = await drain(setup.provider.stream(setup.model, hello));
     expect(checkStreamProtocol(events, result)).toEqual([]);
     expect(events.filter((event) => event.type === "text_delta").map((event) => event.delta)).toEqual([
@@ -54,7 +59,9 @@ describe("anthropic provider: streaming on the wire", () => {
   });
 
   it("streams parallel tool calls whose arguments arrive in pieces", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("tool-use-parallel.sse")) }]);
+    setup = await setupWire([
+      { kind: "stream", events: readSseFixture(anthropicFixture("tool-use-parallel.sse")) },
+    ]);
     const context: Context = { ...hello, tools: [weather] };
     const stream = setup.provider.stream(setup.model, context);
     const events: AssistantEvent[] = [];
@@ -99,8 +106,8 @@ describe("anthropic provider: streaming on the wire", () => {
     setup = await setupWire([
       {
         kind: "stream",
-        events: completeStream(
-          [sse.toolUseBlock(0, { id: "toolu_write", name: "write", json, chunkSize: 1 })],
+        events: completeAnthropicStream(
+          [anthropicSse.toolUseBlock(0, { id: "toolu_write", name: "write", json, chunkSize: 1 })],
           {
             stopReason: "tool_use",
           },
@@ -119,7 +126,7 @@ describe("anthropic provider: streaming on the wire", () => {
   });
 
   it("keeps thinking with its signature", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("thinking.sse")) }]);
+    setup = await setupWire([{ kind: "stream", events: readSseFixture(anthropicFixture("thinking.sse")) }]);
     const { events, result } = await drain(
       setup.provider.stream(setup.model, hello, { reasoning: "medium" }),
     );
@@ -140,7 +147,9 @@ describe("anthropic provider: streaming on the wire", () => {
   });
 
   it("keeps redacted thinking as an opaque, redacted block", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("redacted-thinking.sse")) }]);
+    setup = await setupWire([
+      { kind: "stream", events: readSseFixture(anthropicFixture("redacted-thinking.sse")) },
+    ]);
     const { events, result } = await drain(setup.provider.stream(setup.model, hello, { reasoning: "high" }));
     expect(checkStreamProtocol(events, result)).toEqual([]);
     expect(result.content[0]).toEqual({
@@ -155,7 +164,9 @@ describe("anthropic provider: streaming on the wire", () => {
   });
 
   it("maps cache reads and writes, pricing 1-hour writes at twice the input price", async () => {
-    setup = await setupWire([{ kind: "stream", events: readSseFixture(fixture("cache-usage.sse")) }]);
+    setup = await setupWire([
+      { kind: "stream", events: readSseFixture(anthropicFixture("cache-usage.sse")) },
+    ]);
     const { result } = await drain(setup.provider.stream(setup.model, hello, { cacheRetention: "long" }));
     expect(result.usage).toMatchObject({
       input: 12,
@@ -180,7 +191,10 @@ describe("anthropic provider: streaming on the wire", () => {
     ["pause_turn", "stop"],
   ] as const)("maps stop_reason %s to %s", async (wire, expected) => {
     setup = await setupWire([
-      { kind: "stream", events: completeStream([sse.textBlock(0, "Partial answer")], { stopReason: wire }) },
+      {
+        kind: "stream",
+        events: completeAnthropicStream([anthropicSse.textBlock(0, "Partial answer")], { stopReason: wire }),
+      },
     ]);
     const { events, result } = await drain(setup.provider.stream(setup.model, hello));
     expect(checkStreamProtocol(events, result)).toEqual([]);
@@ -189,14 +203,14 @@ describe("anthropic provider: streaming on the wire", () => {
 
   it("ends a refusal as an error that says why, keeping the partial text", async () => {
     const events = [
-      sse.messageStart(),
-      ...sse.textBlock(0, "I can't help"),
-      sse.messageDelta(
+      anthropicSse.messageStart(),
+      ...anthropicSse.textBlock(0, "I can't help"),
+      anthropicSse.messageDelta(
         "refusal",
         { output_tokens: 4 },
         { type: "refusal", category: "cyber", explanation: "This request could enable malware development." },
       ),
-      sse.messageStop(),
+      anthropicSse.messageStop(),
     ];
     setup = await setupWire([{ kind: "stream", events }]);
     const { events: received, result } = await drain(setup.provider.stream(setup.model, hello));
@@ -209,8 +223,8 @@ describe("anthropic provider: streaming on the wire", () => {
   });
 
   it("skips server-tool blocks it does not model and keeps the rest", async () => {
-    const events = completeStream([
-      sse.textBlock(0, "Searching."),
+    const events = completeAnthropicStream([
+      anthropicSse.textBlock(0, "Searching."),
       [
         {
           event: "content_block_start",
@@ -230,7 +244,7 @@ describe("anthropic provider: streaming on the wire", () => {
         },
         { event: "content_block_stop", data: { type: "content_block_stop", index: 1 } },
       ],
-      sse.textBlock(2, "Found it."),
+      anthropicSse.textBlock(2, "Found it."),
     ]);
     setup = await setupWire([{ kind: "stream", events }]);
     const { events: received, result } = await drain(setup.provider.stream(setup.model, hello));

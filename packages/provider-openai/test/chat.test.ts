@@ -1,17 +1,20 @@
 import type { AssistantMessage, Context, Model } from "@arbor/ai-providers";
 import { Type } from "@arbor/ai-providers";
+import {
+  chatChunk,
+  chatFrames,
+  chatTextChunks,
+  chatToolCallChunks,
+  chatToolCallPiece,
+  chatToolCallStart,
+  chatUsageChunk,
+  type OpenAIWireReply,
+  type OpenAIWireServer,
+  startOpenAIWireServer,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIProvider, type OpenAIProviderSettings } from "../src/index.js";
-import {
-  chunk,
-  textChunks,
-  toolCallChunks,
-  toolCallPiece,
-  toolCallStart,
-  usageChunk,
-} from "./fixtures/chat-chunks.js";
 import { ask, drain } from "./helpers/run.js";
-import { chatFrames, type Reply, startWireServer, type WireServer } from "./helpers/wire-server.js";
 
 const WEATHER = {
   name: "get_weather",
@@ -19,19 +22,19 @@ const WEATHER = {
   parameters: Type.Object({ city: Type.String(), unit: Type.Optional(Type.String()) }),
 };
 
-let server: WireServer | undefined;
+let server: OpenAIWireServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
-async function setup(replies: Reply[], settings: OpenAIProviderSettings = {}) {
-  server = await startWireServer(replies);
+async function setup(replies: OpenAIWireReply[], settings: OpenAIProviderSettings = {}) {
+  server = await startOpenAIWireServer(replies);
   const provider = createOpenAIProvider({ baseURL: server.url, apiKey: "sk-test", api: "chat", ...settings });
   return { server, provider };
 }
 
-function sse(chunks: Record<string, unknown>[]): Reply {
+function sse(chunks: Record<string, unknown>[]): OpenAIWireReply {
   return { kind: "sse", frames: chatFrames(chunks) };
 }
 
@@ -40,7 +43,7 @@ describe("Chat Completions against OpenAI (preset openai, api chat)", () => {
     const { server, provider } = await setup(
       [
         sse(
-          textChunks("Hello there, friend!", {
+          chatTextChunks("Hello there, friend!", {
             usage: { prompt: 100, completion: 20, cached: 60, reasoning: 5 },
           }),
         ),
@@ -86,7 +89,7 @@ describe("Chat Completions against OpenAI (preset openai, api chat)", () => {
   });
 
   it("uses the system role for a model without reasoning and clamps the output limit to the model's", async () => {
-    const { server, provider } = await setup([sse(textChunks("ok"))], { preset: "openai" });
+    const { server, provider } = await setup([sse(chatTextChunks("ok"))], { preset: "openai" });
     const model = provider.resolveModel("gpt-4o-mini") as Model;
     await drain(provider.stream(model, ask("Hi"), { maxTokens: 1_000_000 }));
     expect(server.requests[0]?.body).toMatchObject({
@@ -98,7 +101,7 @@ describe("Chat Completions against OpenAI (preset openai, api chat)", () => {
 
   it("clamps reasoning effort to what the model accepts", async () => {
     const { server, provider } = await setup(
-      [sse(textChunks("a")), sse(textChunks("b")), sse(textChunks("c"))],
+      [sse(chatTextChunks("a")), sse(chatTextChunks("b")), sse(chatTextChunks("c"))],
       {
         preset: "openai",
       },
@@ -118,7 +121,7 @@ describe("Chat Completions tool calls", () => {
     const { server, provider } = await setup(
       [
         sse(
-          toolCallChunks([{ id: "call_abc", name: "get_weather", arguments: args }], {
+          chatToolCallChunks([{ id: "call_abc", name: "get_weather", arguments: args }], {
             size: 1,
             text: "Checking.",
           }),
@@ -167,7 +170,7 @@ describe("Chat Completions tool calls", () => {
   it("streams parallel calls one after another, each live", async () => {
     const { provider } = await setup([
       sse(
-        toolCallChunks([
+        chatToolCallChunks([
           { id: "call_1", name: "get_weather", arguments: { city: "Paris" } },
           { id: "call_2", name: "get_weather", arguments: { city: "Oslo" } },
           { id: "call_3", name: "get_time", arguments: {} },
@@ -189,15 +192,15 @@ describe("Chat Completions tool calls", () => {
 
   it("keeps blocks sequential when the server interleaves the pieces of two calls", async () => {
     const interleaved = [
-      chunk({ role: "assistant", content: null }),
-      toolCallStart(0, "call_a", "get_weather"),
-      toolCallStart(1, "call_b", "get_weather"),
-      toolCallPiece(0, '{"city":'),
-      toolCallPiece(1, '{"city":'),
-      toolCallPiece(0, '"Rome"}'),
-      toolCallPiece(1, '"Lima"}'),
-      chunk({}, "tool_calls"),
-      usageChunk({ prompt: 10, completion: 10 }),
+      chatChunk({ role: "assistant", content: null }),
+      chatToolCallStart(0, "call_a", "get_weather"),
+      chatToolCallStart(1, "call_b", "get_weather"),
+      chatToolCallPiece(0, '{"city":'),
+      chatToolCallPiece(1, '{"city":'),
+      chatToolCallPiece(0, '"Rome"}'),
+      chatToolCallPiece(1, '"Lima"}'),
+      chatChunk({}, "tool_calls"),
+      chatUsageChunk({ prompt: 10, completion: 10 }),
     ];
     const { provider } = await setup([sse(interleaved)]);
     const { result } = await drain(provider.stream(provider.resolveModel("m") as Model, ask("x")));
@@ -208,7 +211,7 @@ describe("Chat Completions tool calls", () => {
   });
 
   it("sends history: assistant tool calls, tool results, and tool-result images in a following user message", async () => {
-    const { server, provider } = await setup([sse(textChunks("done"))], { preset: "openai" });
+    const { server, provider } = await setup([sse(chatTextChunks("done"))], { preset: "openai" });
     const model = provider.resolveModel("gpt-4o") as Model;
     const previous: AssistantMessage = {
       role: "assistant",
@@ -290,14 +293,14 @@ describe("Chat Completions tool calls", () => {
 describe("Chat Completions reasoning from compatible servers", () => {
   it("turns reasoning_content (vLLM, DeepSeek, llama.cpp) into thinking and sends it back to the same model", async () => {
     const reasoningStream = [
-      chunk({ role: "assistant", content: "", reasoning_content: "" }),
-      chunk({ reasoning_content: "17 * 23 = " }),
-      chunk({ reasoning_content: "391" }),
-      chunk({ content: "391" }),
-      chunk({}, "stop"),
-      usageChunk({ prompt: 12, completion: 9, reasoning: 6 }),
+      chatChunk({ role: "assistant", content: "", reasoning_content: "" }),
+      chatChunk({ reasoning_content: "17 * 23 = " }),
+      chatChunk({ reasoning_content: "391" }),
+      chatChunk({ content: "391" }),
+      chatChunk({}, "stop"),
+      chatUsageChunk({ prompt: 12, completion: 9, reasoning: 6 }),
     ];
-    const { server, provider } = await setup([sse(reasoningStream), sse(textChunks("yes"))], {
+    const { server, provider } = await setup([sse(reasoningStream), sse(chatTextChunks("yes"))], {
       preset: "vllm",
     });
     const model = provider.resolveModel("Qwen/Qwen3-8B") as Model;
@@ -322,13 +325,13 @@ describe("Chat Completions reasoning from compatible servers", () => {
 
   it("reads Ollama's `reasoning` field and sends no Authorization header to a keyless server", async () => {
     const stream = [
-      chunk({ role: "assistant", content: "" }),
-      chunk({ reasoning: "Think" }),
-      chunk({ reasoning: "ing." }),
-      chunk({ content: "Hi" }),
-      chunk({}, "stop"),
+      chatChunk({ role: "assistant", content: "" }),
+      chatChunk({ reasoning: "Think" }),
+      chatChunk({ reasoning: "ing." }),
+      chatChunk({ content: "Hi" }),
+      chatChunk({}, "stop"),
     ];
-    server = await startWireServer([sse(stream)]);
+    server = await startOpenAIWireServer([sse(stream)]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "ollama" });
     const { result } = await drain(provider.stream(provider.resolveModel("qwen3") as Model, ask("hi")));
     expect(result.content[0]).toEqual({
@@ -344,7 +347,7 @@ describe("Chat Completions reasoning from compatible servers", () => {
   });
 
   it("sends OpenRouter's reasoning object", async () => {
-    const { server, provider } = await setup([sse(textChunks("x"))], { preset: "openrouter" });
+    const { server, provider } = await setup([sse(chatTextChunks("x"))], { preset: "openrouter" });
     await drain(
       provider.stream(provider.resolveModel("deepseek/deepseek-r1") as Model, ask("x"), {
         reasoning: "high",
@@ -357,13 +360,13 @@ describe("Chat Completions reasoning from compatible servers", () => {
 
 describe("Chat Completions finish reasons", () => {
   it("maps length to length", async () => {
-    const { provider } = await setup([sse(textChunks("cut sho", { finish: "length" }))]);
+    const { provider } = await setup([sse(chatTextChunks("cut sho", { finish: "length" }))]);
     const { result } = await drain(provider.stream(provider.resolveModel("m") as Model, ask("x")));
     expect(result.stopReason).toBe("length");
   });
 
   it("maps content_filter to an error that keeps the partial text", async () => {
-    const { provider } = await setup([sse(textChunks("partial", { finish: "content_filter" }))]);
+    const { provider } = await setup([sse(chatTextChunks("partial", { finish: "content_filter" }))]);
     const { result } = await drain(provider.stream(provider.resolveModel("m") as Model, ask("x")));
     expect(result.stopReason).toBe("error");
     expect(result.errorMessage).toMatch(/content filter/);
@@ -372,10 +375,10 @@ describe("Chat Completions finish reasons", () => {
 
   it("reads Groq's usage from x_groq when the chunk has no usage", async () => {
     const groqUsage = {
-      ...chunk({}, "stop"),
+      ...chatChunk({}, "stop"),
       x_groq: { id: "req_1", usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 } },
     };
-    const { provider } = await setup([sse([chunk({ role: "assistant", content: "hey" }), groqUsage])], {
+    const { provider } = await setup([sse([chatChunk({ role: "assistant", content: "hey" }), groqUsage])], {
       preset: "groq",
     });
     const { result } = await drain(

@@ -1,31 +1,39 @@
 import type { Model } from "@arbor/ai-providers";
-import { describeProvider, type ProviderScenarioName } from "@internal/conformance";
+import {
+  chatChunk,
+  chatFrames,
+  chatTextChunks,
+  chatToolCallChunks,
+  chatUsageChunk,
+  describeProvider,
+  type OpenAIWireReply,
+  openAIErrorReply,
+  type ProviderScenarioName,
+  ResponsesStream,
+  responsesFrames,
+  startOpenAIWireServer,
+} from "@internal/conformance";
 import { expect } from "vitest";
 import { createOpenAIProvider, type OpenAIApi } from "../src/index.js";
-import { chunk, textChunks, toolCallChunks, usageChunk } from "./fixtures/chat-chunks.js";
-import { ResponsesStream } from "./fixtures/responses-events.js";
 import { FAST_RETRY } from "./helpers/run.js";
-import {
-  chatFrames,
-  errorReply,
-  type Reply,
-  responsesFrames,
-  startWireServer,
-} from "./helpers/wire-server.js";
 
 const STORY = "Once upon a time there was a tree that grew very, very slowly. ".repeat(10);
 const WEATHER_ARGS = { city: "Paris", unit: "celsius" };
 
 /** The wire fixture of each scenario, in the format of `api`. */
-function replies(api: OpenAIApi, scenario: ProviderScenarioName): Reply[] {
-  const sse = (frames: string[], frameDelayMs?: number): Reply => ({ kind: "sse", frames, frameDelayMs });
+function replies(api: OpenAIApi, scenario: ProviderScenarioName): OpenAIWireReply[] {
+  const sse = (frames: string[], frameDelayMs?: number): OpenAIWireReply => ({
+    kind: "sse",
+    frames,
+    frameDelayMs,
+  });
   const chat = api === "chat";
   switch (scenario) {
     case "text":
     case "abortBeforeStart":
       return [
         chat
-          ? sse(chatFrames(textChunks("Hello! How can I help you today?")))
+          ? sse(chatFrames(chatTextChunks("Hello! How can I help you today?")))
           : sse(
               responsesFrames(
                 new ResponsesStream()
@@ -40,7 +48,7 @@ function replies(api: OpenAIApi, scenario: ProviderScenarioName): Reply[] {
         chat
           ? sse(
               chatFrames(
-                toolCallChunks([{ id: "call_1", name: "get_weather", arguments: WEATHER_ARGS }], {
+                chatToolCallChunks([{ id: "call_1", name: "get_weather", arguments: WEATHER_ARGS }], {
                   text: "Let me check.",
                 }),
               ),
@@ -60,12 +68,12 @@ function replies(api: OpenAIApi, scenario: ProviderScenarioName): Reply[] {
         chat
           ? sse(
               chatFrames([
-                chunk({ role: "assistant", content: "" }),
-                chunk({ reasoning_content: "17 * 23 = 17 * 20 + 17 * 3" }),
-                chunk({ reasoning_content: " = 340 + 51 = 391." }),
-                chunk({ content: "391" }),
-                chunk({}, "stop"),
-                usageChunk({ prompt: 15, completion: 12, reasoning: 10 }),
+                chatChunk({ role: "assistant", content: "" }),
+                chatChunk({ reasoning_content: "17 * 23 = 17 * 20 + 17 * 3" }),
+                chatChunk({ reasoning_content: " = 340 + 51 = 391." }),
+                chatChunk({ content: "391" }),
+                chatChunk({}, "stop"),
+                chatUsageChunk({ prompt: 15, completion: 12, reasoning: 10 }),
               ]),
             )
           : sse(
@@ -81,7 +89,7 @@ function replies(api: OpenAIApi, scenario: ProviderScenarioName): Reply[] {
     case "abort":
       return [
         chat
-          ? sse(chatFrames(textChunks(STORY, { size: 8 })), 5)
+          ? sse(chatFrames(chatTextChunks(STORY, { size: 8 })), 5)
           : sse(
               responsesFrames(
                 new ResponsesStream().created().message("msg_1", STORY, { size: 8 }).completed().events,
@@ -90,7 +98,7 @@ function replies(api: OpenAIApi, scenario: ProviderScenarioName): Reply[] {
             ),
       ];
     case "error": {
-      const failure = errorReply(500, "The server had an error while processing your request.", {
+      const failure = openAIErrorReply(500, "The server had an error while processing your request.", {
         type: "server_error",
       });
       return [failure, failure, failure, failure];
@@ -102,7 +110,7 @@ for (const api of ["chat", "responses"] as const) {
   describeProvider({
     name: `openai (${api}) on a local wire server`,
     create: async (scenario) => {
-      const server = await startWireServer(replies(api, scenario));
+      const server = await startOpenAIWireServer(replies(api, scenario));
       const provider = createOpenAIProvider({
         baseURL: server.url,
         preset: "openai",

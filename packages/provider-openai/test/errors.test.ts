@@ -1,19 +1,21 @@
 import { isContextOverflow, type Model, type ProviderResponseInfo } from "@arbor/ai-providers";
+import {
+  chatChunk,
+  chatFrames,
+  chatTextChunks,
+  chatToolCallChunks,
+  type OpenAIWireReply,
+  type OpenAIWireServer,
+  openAIErrorReply,
+  ResponsesStream,
+  responsesFrames,
+  startOpenAIWireServer,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createOpenAIProvider, type OpenAIApi, type OpenAIProviderSettings } from "../src/index.js";
-import { chunk, textChunks, toolCallChunks } from "./fixtures/chat-chunks.js";
-import { ResponsesStream } from "./fixtures/responses-events.js";
 import { ask, drain, FAST_RETRY } from "./helpers/run.js";
-import {
-  chatFrames,
-  errorReply,
-  type Reply,
-  responsesFrames,
-  startWireServer,
-  type WireServer,
-} from "./helpers/wire-server.js";
 
-let server: WireServer | undefined;
+let server: OpenAIWireServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -23,17 +25,17 @@ afterEach(async () => {
 const LONG_TEXT = "Once upon a time there was a tree that grew very slowly. ".repeat(4);
 
 /** A successful text reply in the wire format of `api`. */
-function textReply(api: OpenAIApi, text = "All good."): Reply {
+function textReply(api: OpenAIApi, text = "All good."): OpenAIWireReply {
   return api === "chat"
-    ? { kind: "sse", frames: chatFrames(textChunks(text)) }
+    ? { kind: "sse", frames: chatFrames(chatTextChunks(text)) }
     : {
         kind: "sse",
         frames: responsesFrames(new ResponsesStream().created().message("msg_1", text).completed().events),
       };
 }
 
-async function setup(api: OpenAIApi, replies: Reply[], settings: OpenAIProviderSettings = {}) {
-  server = await startWireServer(replies);
+async function setup(api: OpenAIApi, replies: OpenAIWireReply[], settings: OpenAIProviderSettings = {}) {
+  server = await startOpenAIWireServer(replies);
   const provider = createOpenAIProvider({
     baseURL: server.url,
     preset: "openai",
@@ -49,7 +51,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
   it("retries a 429 after its retry-after, then succeeds; onResponse sees both responses", async () => {
     const seen: ProviderResponseInfo[] = [];
     const { server, provider, model } = await setup(api, [
-      errorReply(429, "Rate limit reached for requests", {
+      openAIErrorReply(429, "Rate limit reached for requests", {
         type: "requests",
         code: "rate_limit_exceeded",
         headers: { "retry-after": "1" },
@@ -68,7 +70,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
 
   it("fails at once, saying how long, when retry-after is longer than allowed", async () => {
     const { server, provider, model } = await setup(api, [
-      errorReply(429, "Rate limit reached", {
+      openAIErrorReply(429, "Rate limit reached", {
         code: "rate_limit_exceeded",
         headers: { "retry-after": "3600" },
       }),
@@ -83,10 +85,10 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
 
   it("retries 503 and 529 (overloaded), then succeeds", async () => {
     const { server, provider, model } = await setup(api, [
-      errorReply(503, "The engine is currently overloaded, please try again later.", {
+      openAIErrorReply(503, "The engine is currently overloaded, please try again later.", {
         type: "server_error",
       }),
-      errorReply(529, "Overloaded", { type: "overloaded_error" }),
+      openAIErrorReply(529, "Overloaded", { type: "overloaded_error" }),
       textReply(api, "Back."),
     ]);
     const { result } = await drain(provider.stream(model, ask("x")));
@@ -95,7 +97,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
   });
 
   it("gives up on a persistent 500 after the policy's retries, with the status and the server's message", async () => {
-    const failure = errorReply(500, "The server had an error while processing your request.", {
+    const failure = openAIErrorReply(500, "The server had an error while processing your request.", {
       type: "server_error",
     });
     const { server, provider, model } = await setup(api, [failure, failure, failure]);
@@ -113,7 +115,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
         ? "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages."
         : "Your input exceeds the context window of this model. Please adjust your input and try again.";
     const { server, provider, model } = await setup(api, [
-      errorReply(400, text, { code: "context_length_exceeded" }),
+      openAIErrorReply(400, text, { code: "context_length_exceeded" }),
     ]);
     const { result } = await drain(provider.stream(model, ask("x")));
     expect(result.stopReason).toBe("error");
@@ -125,7 +127,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
   it("keeps partial text when the connection drops mid-text, and does not retry", async () => {
     const frames =
       api === "chat"
-        ? chatFrames(textChunks(LONG_TEXT, { size: 8 }))
+        ? chatFrames(chatTextChunks(LONG_TEXT, { size: 8 }))
         : responsesFrames(
             new ResponsesStream().created().message("msg_1", LONG_TEXT, { size: 8 }).completed().events,
           );
@@ -143,7 +145,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
     const args = { path: "src/index.ts", content: "x".repeat(200) };
     const frames =
       api === "chat"
-        ? chatFrames(toolCallChunks([{ id: "call_1", name: "write", arguments: args }], { size: 10 }))
+        ? chatFrames(chatToolCallChunks([{ id: "call_1", name: "write", arguments: args }], { size: 10 }))
         : responsesFrames(
             new ResponsesStream().created().functionCall("fc_1", "call_1", "write", args, { size: 10 })
               .events,
@@ -159,7 +161,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
   it("fails when the server ends the stream before the response is complete", async () => {
     const frames =
       api === "chat"
-        ? chatFrames([chunk({ role: "assistant", content: "Hel" })], false)
+        ? chatFrames([chatChunk({ role: "assistant", content: "Hel" })], false)
         : responsesFrames(new ResponsesStream().created().message("msg_1", "Hel").events);
     const { provider, model } = await setup(api, [{ kind: "sse", frames }]);
     const { result } = await drain(provider.stream(model, ask("x")));
@@ -171,7 +173,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
   it("aborts mid-stream with stopReason aborted, partial content kept", async () => {
     const frames =
       api === "chat"
-        ? chatFrames(textChunks(LONG_TEXT, { size: 6 }))
+        ? chatFrames(chatTextChunks(LONG_TEXT, { size: 6 }))
         : responsesFrames(
             new ResponsesStream().created().message("msg_1", LONG_TEXT, { size: 6 }).completed().events,
           );
@@ -197,7 +199,7 @@ describe.each(["chat", "responses"] as const)("HTTP failures (%s)", (api) => {
 describe("request hooks and keys", () => {
   it("fails without a request when api.openai.com has no key", async () => {
     vi.stubEnv("OPENAI_API_KEY", "");
-    server = await startWireServer([]);
+    server = await startOpenAIWireServer([]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "openai" });
     const { result } = await drain(provider.stream(provider.resolveModel("gpt-5.5") as Model, ask("x")));
     expect(result.stopReason).toBe("error");
@@ -208,7 +210,7 @@ describe("request hooks and keys", () => {
   });
 
   it("reads the key from the preset's environment variable at request time", async () => {
-    server = await startWireServer([textReply("chat")]);
+    server = await startOpenAIWireServer([textReply("chat")]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "groq" });
     vi.stubEnv("GROQ_API_KEY", "gsk-from-env");
     await drain(provider.stream(provider.resolveModel("llama") as Model, ask("x")));
@@ -261,7 +263,7 @@ describe("request hooks and keys", () => {
   });
 
   it("reports an unreachable server as a connection error after retrying", async () => {
-    const probe = await startWireServer([]);
+    const probe = await startOpenAIWireServer([]);
     const url = probe.url;
     await probe.close();
     const provider = createOpenAIProvider({ baseURL: url, preset: "vllm", retry: FAST_RETRY });
@@ -275,12 +277,12 @@ describe("request hooks and keys", () => {
   it("turns an error object inside the SSE stream into an error that keeps the partial text", async () => {
     const frames = chatFrames(
       [
-        chunk({ role: "assistant", content: "Partial" }),
+        chatChunk({ role: "assistant", content: "Partial" }),
         { error: { message: "Upstream provider crashed", code: 502 } },
       ],
       false,
     );
-    server = await startWireServer([{ kind: "sse", frames }]);
+    server = await startOpenAIWireServer([{ kind: "sse", frames }]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "openrouter", apiKey: "sk-or" });
     const { result } = await drain(provider.stream(provider.resolveModel("x/y") as Model, ask("x")));
     expect(result.stopReason).toBe("error");

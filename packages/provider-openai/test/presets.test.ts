@@ -1,4 +1,11 @@
 import { ArborError, createProviderRegistry, type Model } from "@arbor/ai-providers";
+import {
+  chatFrames,
+  chatTextChunks,
+  type OpenAIWireServer,
+  openAIErrorReply,
+  startOpenAIWireServer,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createOpenAIProvider,
@@ -9,11 +16,9 @@ import {
   VERSION,
 } from "../src/index.js";
 import { detectPreset } from "../src/presets.js";
-import { textChunks } from "./fixtures/chat-chunks.js";
 import { ask, drain } from "./helpers/run.js";
-import { chatFrames, errorReply, startWireServer, type WireServer } from "./helpers/wire-server.js";
 
-let server: WireServer | undefined;
+let server: OpenAIWireServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -71,7 +76,7 @@ describe("presets", () => {
   });
 
   it("applies a model's own compat over the provider's", async () => {
-    server = await startWireServer([{ kind: "sse", frames: chatFrames(textChunks("ok")) }]);
+    server = await startOpenAIWireServer([{ kind: "sse", frames: chatFrames(chatTextChunks("ok")) }]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "vllm" });
     const model: Model = {
       ...(provider.resolveModel("my-model") as Model),
@@ -125,7 +130,7 @@ describe("model resolution and discovery", () => {
   });
 
   it("discovers models with GET /models, reading the windows servers report", async () => {
-    server = await startWireServer([
+    server = await startOpenAIWireServer([
       {
         kind: "json",
         status: 200,
@@ -173,7 +178,7 @@ describe("model resolution and discovery", () => {
   });
 
   it("keeps catalog rows for ids the catalog knows", async () => {
-    server = await startWireServer([
+    server = await startOpenAIWireServer([
       { kind: "json", status: 200, body: { object: "list", data: [{ id: "gpt-5.5", object: "model" }] } },
     ]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "openai", apiKey: "sk-test" });
@@ -183,7 +188,9 @@ describe("model resolution and discovery", () => {
   });
 
   it("returns the failure as data", async () => {
-    server = await startWireServer([errorReply(401, "Invalid API key", { code: "invalid_api_key" })]);
+    server = await startOpenAIWireServer([
+      openAIErrorReply(401, "Invalid API key", { code: "invalid_api_key" }),
+    ]);
     const provider = createOpenAIProvider({ baseURL: server.url, preset: "deepseek", apiKey: "bad" });
     expect(await provider.discoverModels()).toEqual({
       models: [],

@@ -1,9 +1,14 @@
 import { type AssistantMessage, type Context, type Model, Type } from "@arbor/ai-providers";
+import {
+  type OpenAIWireReply,
+  type OpenAIWireServer,
+  ResponsesStream,
+  responsesFrames,
+  startOpenAIWireServer,
+} from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIProvider } from "../src/index.js";
-import { ResponsesStream } from "./fixtures/responses-events.js";
 import { ask, drain, FAST_RETRY } from "./helpers/run.js";
-import { type Reply, responsesFrames, startWireServer, type WireServer } from "./helpers/wire-server.js";
 
 const WEATHER = {
   name: "get_weather",
@@ -11,18 +16,18 @@ const WEATHER = {
   parameters: Type.Object({ city: Type.String() }),
 };
 
-let server: WireServer | undefined;
+let server: OpenAIWireServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
-function reply(stream: ResponsesStream): Reply {
+function reply(stream: ResponsesStream): OpenAIWireReply {
   return { kind: "sse", frames: responsesFrames(stream.events) };
 }
 
-async function setup(replies: Reply[]) {
-  server = await startWireServer(replies);
+async function setup(replies: OpenAIWireReply[]) {
+  server = await startOpenAIWireServer(replies);
   const provider = createOpenAIProvider({
     baseURL: server.url,
     preset: "openai",

@@ -1,11 +1,11 @@
 import type { AssistantEvent, AssistantMessage, AssistantStream, Model, Provider } from "@arbor/ai-providers";
+import {
+  type FakeAnthropicReply,
+  type FakeAnthropicServer,
+  startFakeAnthropicServer,
+} from "@internal/conformance";
 import { createAnthropicProvider } from "../../src/index.js";
 import type { AnthropicProviderSettings } from "../../src/settings.js";
-import {
-  type FakeAnthropicServer,
-  type FakeReply,
-  startFakeAnthropicServer,
-} from "./fake-anthropic-server.js";
 
 /** A provider pointed at a fresh fake server. */
 export interface WireSetup {
@@ -20,7 +20,7 @@ export const FAST_RETRY = { baseDelayMs: 1, maxDelayMs: 5, jitter: 0 } as const;
 
 /** Starts a fake server with `replies` and a provider (test key, fast retries) pointed at it. */
 export async function setupWire(
-  replies: FakeReply[],
+  replies: FakeAnthropicReply[],
   settings: AnthropicProviderSettings = {},
 ): Promise<WireSetup> {
   const server = await startFakeAnthropicServer(replies);

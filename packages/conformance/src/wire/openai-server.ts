@@ -1,8 +1,13 @@
+/**
+ * A test utility (never used by published code): a local HTTP server on 127.0.0.1 that speaks the OpenAI wire
+ * protocol (Chat Completions and Responses SSE, JSON errors, `GET /v1/models`) from a script of replies, for
+ * the provider's tests and the CLI's end-to-end tests.
+ */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** A request the server received. */
-export interface RecordedRequest {
+export interface OpenAIWireRequest {
   method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
   path: string;
@@ -12,7 +17,7 @@ export interface RecordedRequest {
 }
 
 /** One scripted answer. */
-export type Reply =
+export type OpenAIWireReply =
   | {
       kind: "sse";
       /** Raw SSE frames, each ending with a blank line. */
@@ -25,18 +30,18 @@ export type Reply =
       disconnectAfter?: number;
     }
   | { kind: "json"; status: number; body: unknown; headers?: Record<string, string> }
-  | ((request: RecordedRequest) => Reply);
+  | ((request: OpenAIWireRequest) => OpenAIWireReply);
 
 /** A local server that speaks the OpenAI wire protocol from a script of replies. */
-export interface WireServer {
+export interface OpenAIWireServer {
   /** The base URL with `/v1`, e.g. `http://127.0.0.1:40123/v1`. */
   readonly url: string;
   /** Every request received, in order. */
-  readonly requests: RecordedRequest[];
+  readonly requests: OpenAIWireRequest[];
   /** Replies not used yet. */
   readonly remaining: number;
   /** Adds replies to the script. */
-  push(...replies: Reply[]): void;
+  push(...replies: OpenAIWireReply[]): void;
   close(): Promise<void>;
 }
 
@@ -53,11 +58,11 @@ export function responsesFrames(events: readonly { type: string }[]): string[] {
 }
 
 /** An OpenAI-style JSON error reply. */
-export function errorReply(
+export function openAIErrorReply(
   status: number,
   message: string,
   options: { type?: string; code?: string | null; headers?: Record<string, string> } = {},
-): Reply {
+): OpenAIWireReply {
   return {
     kind: "json",
     status,
@@ -75,7 +80,10 @@ export function errorReply(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function writeSse(response: ServerResponse, reply: Extract<Reply, { kind: "sse" }>): Promise<void> {
+async function writeSse(
+  response: ServerResponse,
+  reply: Extract<OpenAIWireReply, { kind: "sse" }>,
+): Promise<void> {
   response.writeHead(reply.status ?? 200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
@@ -103,15 +111,15 @@ async function writeSse(response: ServerResponse, reply: Extract<Reply, { kind: 
 }
 
 /** Starts a server on 127.0.0.1 (random port) answering from `replies`, in order. */
-export async function startWireServer(replies: Reply[] = []): Promise<WireServer> {
+export async function startOpenAIWireServer(replies: OpenAIWireReply[] = []): Promise<OpenAIWireServer> {
   const script = [...replies];
-  const requests: RecordedRequest[] = [];
+  const requests: OpenAIWireRequest[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      const recorded: RecordedRequest = {
+      const recorded: OpenAIWireRequest = {
         method: request.method ?? "GET",
         path: request.url ?? "/",
         headers: request.headers,

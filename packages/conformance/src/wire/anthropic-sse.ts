@@ -13,7 +13,7 @@ export interface SseEvent {
 }
 
 /** Usage counters as `message_start` / `message_delta` send them. */
-export interface WireUsage {
+export interface AnthropicWireUsage {
   input_tokens?: number | null;
   output_tokens?: number;
   cache_read_input_tokens?: number | null;
@@ -33,8 +33,8 @@ const event = (name: string, data: Record<string, unknown>): SseEvent => ({
 });
 
 /** Event builders. */
-export const sse = {
-  messageStart(options: { id?: string; model?: string; usage?: WireUsage } = {}): SseEvent {
+export const anthropicSse = {
+  messageStart(options: { id?: string; model?: string; usage?: AnthropicWireUsage } = {}): SseEvent {
     return event("message_start", {
       message: {
         id: options.id ?? "msg_01TestStream",
@@ -102,7 +102,7 @@ export const sse = {
   },
   messageDelta(
     stopReason: string,
-    usage: WireUsage = { output_tokens: 12 },
+    usage: AnthropicWireUsage = { output_tokens: 12 },
     stopDetails: Record<string, unknown> | null = null,
   ): SseEvent {
     return event("message_delta", {
@@ -119,21 +119,26 @@ export const sse = {
 };
 
 /** A whole successful stream: start, the blocks, the stop reason, stop. */
-export function completeStream(
+export function completeAnthropicStream(
   blocks: SseEvent[][],
-  options: { stopReason?: string; usage?: WireUsage; finalUsage?: WireUsage; model?: string } = {},
+  options: {
+    stopReason?: string;
+    usage?: AnthropicWireUsage;
+    finalUsage?: AnthropicWireUsage;
+    model?: string;
+  } = {},
 ): SseEvent[] {
   return [
-    sse.messageStart({ usage: options.usage, model: options.model }),
-    sse.ping(),
+    anthropicSse.messageStart({ usage: options.usage, model: options.model }),
+    anthropicSse.ping(),
     ...blocks.flat(),
-    sse.messageDelta(options.stopReason ?? "end_turn", options.finalUsage ?? { output_tokens: 12 }),
-    sse.messageStop(),
+    anthropicSse.messageDelta(options.stopReason ?? "end_turn", options.finalUsage ?? { output_tokens: 12 }),
+    anthropicSse.messageStop(),
   ];
 }
 
 /** Encodes events as the SSE wire text. */
-export function encodeEvent(item: SseEvent): string {
+export function encodeSseEvent(item: SseEvent): string {
   return `event: ${item.event}\ndata: ${JSON.stringify(item.data)}\n\n`;
 }
 
@@ -158,7 +163,7 @@ export function readSseFixture(path: string | URL): SseEvent[] {
   return events;
 }
 
-/** URL of a fixture file in test/fixtures. */
-export function fixture(name: string): URL {
-  return new URL(`../fixtures/${name}`, import.meta.url);
+/** The URL of a recorded Anthropic stream in `src/wire/fixtures/anthropic` (`text.sse`, `thinking.sse`, …). */
+export function anthropicFixture(name: string): URL {
+  return new URL(`./fixtures/anthropic/${name}`, import.meta.url);
 }

@@ -1,9 +1,14 @@
+/**
+ * A test utility (never used by published code): a local HTTP server on 127.0.0.1 that speaks the Anthropic
+ * Messages API streaming protocol from scripted replies, for the provider's tests and the CLI's end-to-end
+ * tests.
+ */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { encodeEvent, type SseEvent } from "./sse.js";
+import { encodeSseEvent, type SseEvent } from "./anthropic-sse.js";
 
 /** What the fake server answers one request with. */
-export type FakeReply =
+export type FakeAnthropicReply =
   | {
       kind: "stream";
       events: SseEvent[];
@@ -16,7 +21,7 @@ export type FakeReply =
   | { kind: "error"; status: number; body: unknown; headers?: Record<string, string> };
 
 /** A request as the server received it. */
-export interface ReceivedRequest {
+export interface FakeAnthropicRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
@@ -27,20 +32,20 @@ export interface ReceivedRequest {
 export interface FakeAnthropicServer {
   /** Base URL to give the provider (`http://127.0.0.1:<port>`). */
   url: string;
-  requests: ReceivedRequest[];
+  requests: FakeAnthropicRequest[];
   /** Replies not used yet. */
   readonly remaining: number;
   close(): Promise<void>;
 }
 
 /** An Anthropic-shaped error body. */
-export function errorBody(type: string, message: string): unknown {
+export function anthropicErrorBody(type: string, message: string): unknown {
   return { type: "error", error: { type, message } };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function writeStream(response: ServerResponse, reply: Extract<FakeReply, { kind: "stream" }>) {
+async function writeStream(response: ServerResponse, reply: Extract<FakeAnthropicReply, { kind: "stream" }>) {
   response.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
@@ -56,7 +61,7 @@ async function writeStream(response: ServerResponse, reply: Extract<FakeReply, {
     if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs);
     if (response.destroyed) return;
     // Each event is its own chunk, flushed before the next (and before a planned disconnect).
-    await new Promise<void>((resolve) => response.write(encodeEvent(item), () => resolve()));
+    await new Promise<void>((resolve) => response.write(encodeSseEvent(item), () => resolve()));
   }
   response.end();
 }
@@ -65,9 +70,9 @@ async function writeStream(response: ServerResponse, reply: Extract<FakeReply, {
  * Starts a server on 127.0.0.1 (random port) that answers `POST /v1/messages` with the next scripted
  * reply and records every request. A request beyond the script gets a 500 saying so.
  */
-export async function startFakeAnthropicServer(replies: FakeReply[]): Promise<FakeAnthropicServer> {
+export async function startFakeAnthropicServer(replies: FakeAnthropicReply[]): Promise<FakeAnthropicServer> {
   const queue = [...replies];
-  const requests: ReceivedRequest[] = [];
+  const requests: FakeAnthropicRequest[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -82,7 +87,7 @@ export async function startFakeAnthropicServer(replies: FakeReply[]): Promise<Fa
       const reply = queue.shift();
       if (reply === undefined) {
         response.writeHead(500, { "content-type": "application/json" });
-        response.end(JSON.stringify(errorBody("api_error", "fake server: no reply scripted")));
+        response.end(JSON.stringify(anthropicErrorBody("api_error", "fake server: no reply scripted")));
         return;
       }
       if (reply.kind === "error") {

@@ -1,0 +1,195 @@
+/**
+ * `arbor tour`: the main job on embedded defaults. A scripted, offline session runs through the real
+ * harness, the real coding tools (in a temporary folder) and the session store (`$ARBOR_HOME`, else
+ * `~/.arbor`, or `--store`): files written, run, read and edited; a build log that pushes the context past
+ * the compaction threshold of a deliberately small window; a label; an alternative tried on a branch that is
+ * then left, with its summary. It streams like a normal session, then prints the session tree, where the
+ * file is, and how to continue with a real provider. No network, no key; a few seconds.
+ */
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Context, createProviderRegistry } from "@arbor/ai-providers";
+import type { ScriptedStep } from "@arbor/ai-providers/testing";
+import { createCodingTools } from "@arbor/coding-tools";
+import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
+import { createHarness, type HarnessSession } from "@arbor/harness";
+import { type CliIo, colorEnabled } from "../../io.js";
+import { demoModel, demoStep } from "../../scripted/demo-model.js";
+import { createResponderProvider } from "../../scripted/responder-provider.js";
+import { jsonlPathOf } from "../../session-reference.js";
+import { describeStoreLocation, openStore, parseStoreUrl } from "../../store-url.js";
+import { treeTextLines } from "../sessions/tree-text.js";
+import { createStyle, type Style } from "./style.js";
+import { LABEL_AFTER_PROMPT, NAVIGATE_AFTER_PROMPT, TOUR_PROMPTS } from "./tour-script.js";
+import { TranscriptPrinter } from "./transcript-printer.js";
+
+/** The tour model's context window: small, so that the tour's build log crosses the compaction threshold. */
+export const TOUR_CONTEXT_WINDOW = 10_000;
+
+/** The tour's compaction settings: compact above 10,000 − 3,000 tokens, keep about 2,000 verbatim. */
+export const TOUR_COMPACTION = { reserveTokens: 3_000, keepRecentTokens: 2_000 } as const;
+
+/** The label the tour puts on the point it later returns to. */
+export const TOUR_LABEL = "friendly greeting";
+
+/** Default pause between streamed chunks of 4 characters, in ms. */
+export const DEFAULT_TOUR_PACE_MS = 6;
+
+/** Options of {@link runTour}. */
+export interface TourOptions {
+  /** Pause between streamed chunks in ms (0: as fast as possible). */
+  pace?: number;
+  /** A store URL (`--store`); default the JSONL store in `$ARBOR_HOME` or `~/.arbor`. */
+  store?: string;
+}
+
+function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+function usageLine(session: HarnessSession, style: Style): string {
+  const usage = session.contextUsage();
+  return style.dim(
+    `  context: ${formatCount(usage.tokens)} of ${formatCount(usage.contextWindow)} tokens (${Math.round(usage.percent)} %; compaction above ${formatCount(usage.compactionThreshold)})`,
+  );
+}
+
+function isSummaryRequest(context: Context): boolean {
+  return context.systemPrompt === SUMMARIZER_SYSTEM_PROMPT;
+}
+
+/** The first lines of a summary, indented, for the transcript. */
+function excerpt(summary: string, lines: number): string[] {
+  const all = summary.split("\n").filter((line) => line.trim() !== "");
+  const shown = all.slice(0, lines).map((line) => `    ${line}`);
+  if (all.length > lines) shown.push(`    … (${all.length - lines} more lines)`);
+  return shown;
+}
+
+/**
+ * Runs the tour; resolves to the exit code (1 when a step did not happen as scripted, saying which).
+ *
+ * Contract: writes the transcript and the final report to `io.stdout`; leaves the session in the store and
+ * the project folder in the system's temporary directory (both are named at the end).
+ */
+export async function runTour(options: TourOptions, io: CliIo): Promise<number> {
+  const started = Date.now();
+  const style = createStyle(colorEnabled(io.stdout, io.env));
+  const folder = realpathSync(mkdtempSync(join(tmpdir(), "arbor-tour-")));
+  const store = await openStore(options.store, { env: io.env, cwd: folder });
+  const pace = options.pace ?? DEFAULT_TOUR_PACE_MS;
+  const model = demoModel({
+    id: "tour",
+    name: `Tour model (scripted, ${formatCount(TOUR_CONTEXT_WINDOW)}-token window)`,
+    contextWindow: TOUR_CONTEXT_WINDOW,
+    maxTokens: 4_096,
+  });
+  const answers: ScriptedStep[] = [];
+  const provider = createResponderProvider({
+    id: model.provider,
+    models: [model],
+    respond: (context) =>
+      isSummaryRequest(context) ? demoStep(context) : (answers.shift() ?? demoStep(context)),
+    chunkDelayFor: (context) => (isSummaryRequest(context) ? 0 : pace),
+  });
+  const problems: string[] = [];
+  const harness = createHarness({
+    registry: createProviderRegistry([provider]),
+    model,
+    store,
+    tools: createCodingTools({ cwd: folder }),
+    cwd: folder,
+    loadResources: false,
+    settings: { compaction: TOUR_COMPACTION },
+    onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
+  });
+  const printer = new TranscriptPrinter((text) => io.stdout.write(text), style);
+  let compactions = 0;
+  let session: HarnessSession | undefined;
+  try {
+    session = await harness.newSession({ cwd: folder, name: "Arbor tour" });
+    const live = session;
+    live.subscribe((event) => {
+      printer.handle(event);
+      if (event.type === "compaction_end" && event.outcome.kind === "compacted") compactions++;
+    });
+    const where = parseStoreUrl(options.store, { env: io.env, cwd: folder });
+    printer.line(
+      style.heading(
+        "Arbor tour: an offline session through the real harness, coding tools and session store.",
+      ),
+    );
+    printer.line(
+      `Model: scripted/${model.id}, a scripted model with a ${formatCount(TOUR_CONTEXT_WINDOW)}-token window (so compaction comes early).`,
+    );
+    printer.line(`Project folder: ${folder}`);
+    printer.line(`Session ${live.id} in ${describeStoreLocation(where)}`);
+
+    let labelledId: string | null = null;
+    for (const [index, prompt] of TOUR_PROMPTS.entries()) {
+      answers.push(...prompt.answers);
+      await live.prompt(prompt.text);
+      printer.line(usageLine(live, style));
+      const error = live.state.errorMessage;
+      if (error !== undefined) problems.push(`prompt ${index + 1} failed: ${error}`);
+      if (index === LABEL_AFTER_PROMPT) {
+        labelledId = live.session.leafId;
+        if (labelledId !== null) {
+          await live.label(labelledId, TOUR_LABEL);
+          printer.line();
+          printer.line(
+            style.mark(`🏷  Labelled entry ${labelledId} "${TOUR_LABEL}": a point to come back to.`),
+          );
+        }
+      }
+      if (index === NAVIGATE_AFTER_PROMPT && labelledId !== null) {
+        printer.line();
+        printer.line(
+          style.mark(`↩  Back to "${TOUR_LABEL}" (${labelledId}); the branch being left is summarized:`),
+        );
+        const moved = await live.navigateTree(labelledId, { summarize: true });
+        if (moved.kind === "moved" && moved.summary !== undefined) {
+          printer.line(style.mark(`◇ Branch summary (entry ${moved.summaryEntryId}):`));
+          for (const line of excerpt(moved.summary, 8)) printer.line(style.dim(line));
+          printer.line(style.dim("  The files on disk stay as they are: only the conversation goes back."));
+        } else {
+          problems.push(`going back to the label did not summarize the branch (${moved.kind})`);
+        }
+      }
+    }
+    if (answers.length > 0) problems.push(`${answers.length} scripted answers were never asked for`);
+    if (compactions === 0) problems.push("the context never crossed the compaction threshold");
+
+    const id = live.id;
+    const short = id.slice(0, 8);
+    const storeFlag = options.store === undefined ? "" : ` --store ${options.store}`;
+    printer.line();
+    printer.line(style.heading("The session tree (◆ compaction, ◇ branch summary, [label], ← leaf):"));
+    for (const line of treeTextLines(live.session)) printer.line(`  ${line}`);
+    printer.line();
+    const file = jsonlPathOf(store, id);
+    printer.line(
+      `Session ${id}${file === undefined ? ` is in ${describeStoreLocation(where)}` : ` is saved in ${file}`}`,
+    );
+    printer.line(`The files the model wrote are in ${folder}`);
+    printer.line(style.heading("Continue it with a real model:"));
+    printer.line(`  cd ${folder} && arbor -r ${short} --provider anthropic${storeFlag}`);
+    printer.line(
+      style.dim(
+        `More: arbor sessions show ${short} --tree${storeFlag} · arbor sessions export ${short} --format html -o tour.html${storeFlag}`,
+      ),
+    );
+  } finally {
+    await harness.close();
+    await store.close?.();
+  }
+  if (problems.length > 0) {
+    io.stderr.write(
+      `arbor tour: something did not go as scripted:\n${problems.map((problem) => `  - ${problem}`).join("\n")}\n`,
+    );
+    return 1;
+  }
+  printer.line(style.dim(`Tour finished in ${((Date.now() - started) / 1000).toFixed(1)} s.`));
+  return 0;
+}

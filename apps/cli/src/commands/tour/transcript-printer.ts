@@ -1,0 +1,156 @@
+/**
+ * A plain-text rendering of a session's events as they happen, for the tour (and any non-interactive view):
+ * the user's prompt, the model's text as it streams, each tool call with the first lines of its result, and
+ * what each compaction did — how many tokens the context had, and how many it freed.
+ */
+import type { AgentToolResult } from "@arbor/agent-core";
+import type { AssistantMessage } from "@arbor/ai-providers";
+import type { HarnessEvent } from "@arbor/harness";
+import type { Style } from "./style.js";
+
+/** Most result lines shown under a tool call. */
+const RESULT_LINES = 3;
+
+function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+function resultText(result: AgentToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
+}
+
+/** A tool call in one line: `write greet.mjs`, `bash node greet.mjs Arbor`, `read build.log`, … */
+export function describeToolCall(name: string, args: Record<string, unknown>): string {
+  const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+  const main = args.command ?? args.pattern ?? args.path ?? args.query ?? args.ids;
+  const shown = main === undefined ? "" : ` ${text(main)}`;
+  const extra = name === "grep" && args.path !== undefined ? ` in ${text(args.path)}` : "";
+  const oneLine = `${name}${shown}${extra}`.replace(/\s+/g, " ");
+  return oneLine.length > 100 ? `${oneLine.slice(0, 99)}…` : oneLine;
+}
+
+/** Writes a session's events as readable text (see the module comment). */
+export class TranscriptPrinter {
+  /** True while the cursor is in the middle of a line of streamed text. */
+  private midLine = false;
+  private streamedText = false;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly style: Style,
+  ) {}
+
+  private endLine(): void {
+    if (this.midLine) this.write("\n");
+    this.midLine = false;
+  }
+
+  /** Writes a whole line (after ending any streamed one). */
+  line(text = ""): void {
+    this.endLine();
+    this.write(`${text}\n`);
+  }
+
+  /** Handles one event. */
+  handle(event: HarnessEvent): void {
+    switch (event.type) {
+      case "message_start": {
+        const message = event.message as { role?: string; content?: unknown };
+        if (message.role === "user") {
+          const content = message.content;
+          const text =
+            typeof content === "string"
+              ? content
+              : Array.isArray(content)
+                ? content.map((block: { type: string; text?: string }) => block.text ?? "").join("")
+                : "";
+          this.line();
+          this.line(this.style.prompt(`› ${text}`));
+        }
+        if (message.role === "assistant") this.streamedText = false;
+        return;
+      }
+      case "message_update": {
+        const update = event.assistantMessageEvent;
+        if (update.type === "text_delta") {
+          this.write(update.delta);
+          this.midLine = !update.delta.endsWith("\n");
+          this.streamedText = true;
+        } else if (update.type === "thinking_start") {
+          this.line(this.style.dim("(thinking…)"));
+        }
+        return;
+      }
+      case "message_end": {
+        const message = event.message as AssistantMessage;
+        if (
+          message.role === "assistant" &&
+          (message.stopReason === "error" || message.stopReason === "aborted")
+        ) {
+          this.line(
+            this.style.error(`✗ ${message.stopReason}: ${message.errorMessage ?? "the response failed"}`),
+          );
+        } else if (message.role === "assistant" && this.streamedText) {
+          this.endLine();
+        }
+        return;
+      }
+      case "tool_execution_start":
+        this.line(this.style.tool(`  ⚙ ${describeToolCall(event.toolName, event.args)}`));
+        return;
+      case "tool_execution_end": {
+        const lines = resultText(event.result).replace(/\n+$/, "").split("\n");
+        const shown = lines.slice(0, RESULT_LINES);
+        if (lines.length > RESULT_LINES)
+          shown.push(`… ${formatCount(lines.length - RESULT_LINES)} more lines`);
+        const mark = event.isError ? this.style.error("✗") : this.style.dim("↳");
+        for (const [index, text] of shown.entries()) {
+          this.line(
+            `    ${index === 0 ? mark : " "} ${this.style.dim(text.length > 110 ? `${text.slice(0, 109)}…` : text)}`,
+          );
+        }
+        return;
+      }
+      case "compaction_start":
+        this.line();
+        this.line(
+          this.style.mark(
+            `◆ Compaction (${event.reason}): the context holds about ${formatCount(event.tokensBefore)} tokens; summarizing older history…`,
+          ),
+        );
+        return;
+      case "compaction_end": {
+        const outcome = event.outcome;
+        if (outcome.kind === "compacted") {
+          const freed = event.tokensBefore - event.tokensAfter;
+          this.line(
+            this.style.mark(
+              `◆ Compacted: ${formatCount(event.tokensBefore)} → ${formatCount(event.tokensAfter)} tokens (${formatCount(freed)} freed). ` +
+                `Entry ${outcome.entryId} holds the summary; the originals stay in the file.`,
+            ),
+          );
+        } else {
+          const why =
+            outcome.kind === "failed"
+              ? outcome.message
+              : outcome.kind === "nothing_to_compact"
+                ? outcome.reason
+                : outcome.kind;
+          this.line(this.style.mark(`◆ Compaction ended without compacting: ${why}`));
+        }
+        this.line();
+        return;
+      }
+      case "retry_scheduled":
+        this.line(
+          this.style.dim(`  retrying in ${Math.round(event.delayMs / 100) / 10} s (${event.errorMessage})`),
+        );
+        return;
+      case "agent_end":
+        this.endLine();
+        return;
+      default:
+        return;
+    }
+  }
+}

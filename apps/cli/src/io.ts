@@ -1,0 +1,57 @@
+/**
+ * What a run of `arbor` talks to: its standard streams, environment and working directory. `main()` takes
+ * one, so every mode can be run in-process with captured streams; the bin passes the process's own.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+
+/** A writable stream that may be a terminal. */
+export type CliOutput = Writable & { isTTY?: boolean; columns?: number };
+
+/** A readable stream that may be a terminal. */
+export type CliInput = Readable & { isTTY?: boolean };
+
+/** The streams, environment and directory of one run. */
+export interface CliIo {
+  stdin: CliInput;
+  /** The answer (print mode), the events (json and rpc modes), command output. Nothing else. */
+  stdout: CliOutput;
+  /** Diagnostics: warnings, errors, progress. */
+  stderr: CliOutput;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** The process's own streams, environment and working directory. */
+export function processIo(): CliIo {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/**
+ * Whether output to `stream` may carry colours: a terminal, and `NO_COLOR` unset or empty
+ * (https://no-color.org). `FORCE_COLOR` (non-empty, not `0`) turns them on for any stream.
+ */
+export function colorEnabled(stream: CliOutput, env: CliIo["env"]): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "" && force !== "0") return true;
+  return stream.isTTY === true;
+}
+
+/** Writes a line (a newline is added) to a stream. */
+export function writeLine(stream: Writable, text = ""): void {
+  stream.write(`${text}\n`);
+}
+
+/** The Arbor home: `$ARBOR_HOME`, else `~/.arbor` (settings, models.json, the default session store). */
+export function arborHome(env: CliIo["env"]): string {
+  if (env.ARBOR_HOME !== undefined && env.ARBOR_HOME !== "") return env.ARBOR_HOME;
+  return join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".arbor");
+}

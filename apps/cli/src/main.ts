@@ -1,0 +1,262 @@
+/**
+ * `main(argv)`: parses the arguments and runs the command they name. The root command runs a session in one
+ * of four modes — interactive (on a terminal), print (`-p`, or a prompt piped on stdin), `--mode json`,
+ * `--mode rpc` — after choosing the provider (flags, settings, keys in the environment, a local server).
+ * Statically this module loads only commander; everything else is imported when a command needs it.
+ */
+import { createRequire } from "node:module";
+import type { ThinkingLevel } from "@arbor/ai-providers";
+import type { Command } from "commander";
+import { CommanderError } from "commander";
+import { flagConflicts, type RawCliOptions } from "./cli-options.js";
+import { arborHome, type CliIo, colorEnabled, processIo } from "./io.js";
+import { createProgram } from "./program.js";
+
+/** The CLI's version, from its package.json. */
+export function cliVersion(): string {
+  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+}
+
+/** Reads a stream to its end as UTF-8. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** True for errors whose message is meant for the user: Arbor's typed errors and failed system calls. */
+function isUserFacing(error: unknown): error is Error {
+  const marked =
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[Symbol.for("arbor.error")] === true;
+  if (marked) return true;
+  const system = error as NodeJS.ErrnoException | undefined;
+  return error instanceof Error && typeof system?.code === "string" && typeof system.syscall === "string";
+}
+
+async function usageError(message: string): Promise<never> {
+  const { ArborCliError } = await import("./errors.js");
+  throw new ArborCliError("usage", message);
+}
+
+/** The prompt of a one-shot run: `-p`'s text and the words after the flags, then stdin when it is piped. */
+async function promptOf(
+  options: RawCliOptions,
+  words: readonly string[],
+  io: CliIo,
+): Promise<string | undefined> {
+  const parts: string[] = [];
+  if (typeof options.print === "string") parts.push(options.print);
+  if (words.length > 0) parts.push(words.join(" "));
+  const given = parts.length > 0 ? parts.join(" ") : undefined;
+  const readsStdin = io.stdin.isTTY !== true && (options.print !== undefined || given === undefined);
+  if (!readsStdin) return given;
+  const piped = (await readAll(io.stdin)).replace(/\s+$/, "");
+  if (piped === "") return given;
+  return given === undefined ? piped : `${given}\n\n${piped}`;
+}
+
+/** Loads the settings, the models file and the provider the flags, settings and environment choose. */
+async function prepareProvider(options: RawCliOptions, io: CliIo) {
+  const [{ loadSettings }, { loadModelsFile }, { chooseProvider }, { loadProvider }] = await Promise.all([
+    import("./settings.js"),
+    import("./models-file.js"),
+    import("./provider-choice.js"),
+    import("./providers.js"),
+  ]);
+  const home = arborHome(io.env);
+  const settings = loadSettings(home, io.cwd);
+  const { providers: customProviders } = loadModelsFile(home);
+  const flags = {
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.replay === undefined ? {} : { replay: options.replay }),
+  };
+  const choice = await chooseProvider({ flags, settings, customProviders, env: io.env });
+  const loaded = await loadProvider(choice, {
+    env: io.env,
+    ...(options.record === undefined ? {} : { record: options.record }),
+  });
+  /** Loads another provider by id (for `/model other/id`), with the same settings and keys. */
+  const loadById = async (providerId: string) => {
+    const other = await chooseProvider({
+      flags: { provider: providerId },
+      settings,
+      customProviders,
+      env: io.env,
+    });
+    return (await loadProvider({ ...other, explicit: true }, { env: io.env })).provider;
+  };
+  return { home, settings: settings.settings, choice, loaded, loadById };
+}
+
+/** The root command: a session in the mode the flags choose. */
+async function runSession(options: RawCliOptions, words: string[], io: CliIo): Promise<number> {
+  const problems = flagConflicts(options);
+  if (problems.length > 0) await usageError(problems.join("\n"));
+  const mode = options.mode ?? "text";
+  if (mode === "rpc" && words.length > 0)
+    await usageError("--mode rpc takes no prompt: send a prompt command.");
+  const oneShot =
+    mode !== "rpc" && (options.print !== undefined || io.stdin.isTTY !== true || mode === "json");
+  const prompt = oneShot ? await promptOf(options, words, io) : undefined;
+  if (oneShot && (prompt === undefined || prompt.trim() === "")) {
+    await usageError(
+      mode === "json"
+        ? '--mode json needs a prompt: -p "…", or pipe it on stdin.'
+        : 'No prompt: give one with -p "…" or on stdin, or run arbor in a terminal for the interactive mode.',
+    );
+  }
+
+  const { settings, choice, loaded, loadById } = await prepareProvider(options, io);
+  const { createRuntime } = await import("./runtime-factory.js");
+  const sessionChoice =
+    options.continue === true || options.resume === true
+      ? ({ kind: "continue" } as const)
+      : typeof options.resume === "string"
+        ? ({ kind: "open", reference: options.resume } as const)
+        : typeof options.session === "string"
+          ? ({ kind: "open-or-create", reference: options.session } as const)
+          : options.fork !== undefined
+            ? ({ kind: "fork", reference: options.fork } as const)
+            : ({ kind: "new" } as const);
+  const tools = options.tools ?? settings.tools;
+  const thinking = (options.thinking ?? settings.thinking) as ThinkingLevel | undefined;
+  const systemPrompt = options.systemPrompt ?? settings.systemPrompt;
+  const appendSystemPrompt = options.appendSystemPrompt ?? settings.appendSystemPrompt;
+  const storeUrl = options.store ?? settings.store;
+  const runtime = await createRuntime({
+    cwd: io.cwd,
+    env: io.env,
+    version: cliVersion(),
+    provider: loaded.provider,
+    model: loaded.model,
+    modelExplicit: choice.explicit,
+    persistent: options.session !== false,
+    session: sessionChoice,
+    ...(storeUrl === undefined ? {} : { storeUrl }),
+    ...(tools === undefined ? {} : { tools }),
+    ...(thinking === undefined ? {} : { thinkingLevel: thinking }),
+    thinkingExplicit: options.thinking !== undefined,
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+    ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
+    loadProvider: loadById,
+    onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),
+  });
+  try {
+    if (mode === "rpc") {
+      const { runRpcMode } = await import("./modes/rpc-mode.js");
+      return await runRpcMode(runtime, io);
+    }
+    if (prompt !== undefined && mode === "json") {
+      const { runJsonMode } = await import("./modes/one-shot.js");
+      return await runJsonMode(runtime, prompt, io);
+    }
+    if (prompt !== undefined) {
+      const { runPrintMode } = await import("./modes/one-shot.js");
+      return await runPrintMode(runtime, prompt, io);
+    }
+    const { runInteractive } = await import("./ui/run-interactive.js");
+    return await runInteractive(runtime, {
+      ...(words.length > 0 ? { initialPrompt: words.join(" ") } : {}),
+      stdin: io.stdin as NodeJS.ReadStream,
+      stdout: io.stdout as NodeJS.WriteStream,
+      stderr: io.stderr as NodeJS.WriteStream,
+      color: colorEnabled(io.stdout, io.env),
+    });
+  } finally {
+    await runtime.dispose();
+  }
+}
+
+/** The `sessions` command with the program's store, settings and summarizer. */
+async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Promise<Command> {
+  const [{ sessionsCommand }, { openStore }] = await Promise.all([
+    import("./commands/sessions/index.js"),
+    import("./store-url.js"),
+  ]);
+  const home = arborHome(io.env);
+  return sessionsCommand({
+    openStore: async (url, options) => {
+      let storeUrl = url;
+      if (storeUrl === undefined) {
+        const { loadSettings } = await import("./settings.js");
+        storeUrl = loadSettings(home, io.cwd).settings.store;
+      }
+      return openStore(storeUrl, { ...options, env: io.env, cwd: io.cwd });
+    },
+    cwd: io.cwd,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    setExitCode: report,
+    resolveSummarizer: async () => {
+      try {
+        const { loaded } = await prepareProvider({}, io);
+        return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
+      } catch {
+        return undefined;
+      }
+    },
+  });
+}
+
+function exitOverrideEverywhere(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideEverywhere(sub);
+}
+
+/**
+ * Runs `arbor` with these arguments (without `node` and the script) and resolves to the exit code.
+ *
+ * Contract: never rejects for a user's mistake or a situation the user can fix (a bad flag, an invalid
+ * settings file, no provider, an unknown session): the message goes to `io.stderr` and the code is 1
+ * (commander's usage errors: its code). Other failures are bugs: their stack goes to stderr, code 1.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode = 0;
+  const report = (code: number) => {
+    exitCode = code;
+  };
+  try {
+    const sessions = argv.includes("sessions") ? await sessionsCommandFor(io, report) : undefined;
+    const program = createProgram(
+      io,
+      cliVersion(),
+      {
+        run: (options, words) => runSession(options, words, io),
+        models: async (options, globals) => {
+          const { runModelsCommand } = await import("./commands/models.js");
+          return runModelsCommand(options, globals, io);
+        },
+        tour: async (options, globals) => {
+          const { runTour } = await import("./commands/tour/tour.js");
+          return runTour(
+            { ...options, ...(globals.store === undefined ? {} : { store: globals.store }) },
+            io,
+          );
+        },
+        exit: report,
+      },
+      sessions,
+    );
+    exitOverrideEverywhere(program);
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (isUserFacing(error)) {
+      io.stderr.write(`arbor: ${error.message}\n`);
+      const code = (error as { exitCode?: unknown }).exitCode;
+      return typeof code === "number" ? code : 1;
+    }
+    io.stderr.write(
+      `arbor: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `models.json` in the Arbor home: custom providers — any OpenAI-compatible endpoint (a vLLM or llama.cpp
+ * server, a gateway, a hosted API) with its models and their context windows. Each provider becomes an
+ * `@arbor/provider-openai` provider with that id, so `--provider <id>` and `--model <id>/<model>` work.
+ *
+ * ```json
+ * {
+ *   "providers": {
+ *     "my-vllm": {
+ *       "baseUrl": "http://127.0.0.1:8000/v1",
+ *       "api": "chat",
+ *       "apiKeyEnv": "MY_VLLM_KEY",
+ *       "models": [{ "id": "qwen3-coder-30b", "contextWindow": 65536, "maxTokens": 8192 }]
+ *     }
+ *   }
+ * }
+ * ```
+ *
+ * The key is never stored in the file: `apiKeyEnv` names the environment variable that holds it.
+ */
+import { join } from "node:path";
+import { type Model, type Static, Type } from "@arbor/ai-providers";
+import { readJsonFile, validateConfig } from "./config-file.js";
+
+const ModelEntrySchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    name: Type.Optional(Type.String()),
+    contextWindow: Type.Integer({ minimum: 1 }),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    reasoning: Type.Optional(Type.Boolean()),
+    input: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]))),
+    cost: Type.Optional(
+      Type.Object(
+        {
+          input: Type.Number({ minimum: 0 }),
+          output: Type.Number({ minimum: 0 }),
+          cacheRead: Type.Optional(Type.Number({ minimum: 0 })),
+          cacheWrite: Type.Optional(Type.Number({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ProviderEntrySchema = Type.Object(
+  {
+    baseUrl: Type.String({ pattern: "^https?://", description: "the server's URL, usually ending in /v1" }),
+    api: Type.Optional(Type.Union([Type.Literal("chat"), Type.Literal("responses")])),
+    apiKeyEnv: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    models: Type.Array(ModelEntrySchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+/** The schema of `models.json`. */
+export const ModelsFileSchema = Type.Object(
+  {
+    providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" }), ProviderEntrySchema),
+  },
+  { additionalProperties: false },
+);
+
+/** One custom provider of `models.json`. */
+export type CustomProviderEntry = Static<typeof ProviderEntrySchema>;
+
+/** `models.json`'s content. */
+export type ModelsFile = Static<typeof ModelsFileSchema>;
+
+/** The path of `models.json` in a home. */
+export function modelsFilePath(home: string): string {
+  return join(home, "models.json");
+}
+
+/**
+ * Reads and validates `<home>/models.json`; no providers when the file does not exist.
+ *
+ * @throws {ArborCliError} (`invalid_models_file`) naming the file and each bad field.
+ */
+export function loadModelsFile(home: string): {
+  providers: Record<string, CustomProviderEntry>;
+  file?: string;
+} {
+  const path = modelsFilePath(home);
+  const raw = readJsonFile(path, "invalid_models_file", "models file");
+  if (raw === undefined) return { providers: {} };
+  const file = validateConfig<ModelsFile>(ModelsFileSchema, raw, path, "invalid_models_file", "models file");
+  return { providers: file.providers, file: path };
+}
+
+/** The models of a custom provider as `Model`s (no price unless given; text input unless given). */
+export function customModels(providerId: string, entry: CustomProviderEntry): Model[] {
+  return entry.models.map((model) => ({
+    id: model.id,
+    name: model.name ?? model.id,
+    provider: providerId,
+    api: entry.api === "responses" ? "openai-responses" : "openai-completions",
+    baseUrl: entry.baseUrl,
+    reasoning: model.reasoning ?? false,
+    input: model.input ?? ["text"],
+    cost: {
+      input: model.cost?.input ?? 0,
+      output: model.cost?.output ?? 0,
+      cacheRead: model.cost?.cacheRead ?? 0,
+      cacheWrite: model.cost?.cacheWrite ?? 0,
+    },
+    contextWindow: model.contextWindow,
+    maxTokens: Math.min(model.maxTokens ?? 16_384, model.contextWindow),
+  }));
+}

@@ -1,0 +1,108 @@
+/**
+ * The one-prompt modes: print (`-p "prompt"` or a prompt piped on stdin; only the final answer on stdout)
+ * and `--mode json` (one JSON event per line). Both exit 1 when the run ends in an error or is aborted —
+ * the last assistant message's `stopReason` decides, so a failure after retries is not reported as success.
+ */
+import type { AssistantMessage } from "@arbor/ai-providers";
+import type { CliIo } from "../io.js";
+import type { ArborRuntime } from "../runtime-factory.js";
+import {
+  assistantText,
+  JSON_EVENT_SCHEMA_VERSION,
+  JsonEventWriter,
+  lastAssistantMessage,
+} from "./json-events.js";
+
+/** How a finished run ended, for the exit code. */
+export interface RunOutcome {
+  message: AssistantMessage | undefined;
+  failed: boolean;
+}
+
+/** The outcome of the session's last run. */
+export function runOutcome(runtime: ArborRuntime): RunOutcome {
+  const message = lastAssistantMessage(runtime.session.state.messages);
+  const failed = message === undefined || message.stopReason === "error" || message.stopReason === "aborted";
+  return { message, failed };
+}
+
+/** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
+export function abortOnInterrupt(runtime: ArborRuntime): () => void {
+  let interrupted = false;
+  const handler = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    runtime.session.abort("interrupted (Ctrl-C)");
+  };
+  process.on("SIGINT", handler);
+  return () => {
+    process.off("SIGINT", handler);
+  };
+}
+
+/**
+ * Print mode: runs the prompt and writes the final answer's text to stdout (nothing else goes there).
+ *
+ * Contract: resolves to the exit code: 0, or 1 when the run ends in an error or abort (its message on
+ * stderr, after any partial answer on stdout).
+ */
+export async function runPrintMode(runtime: ArborRuntime, prompt: string, io: CliIo): Promise<number> {
+  const restore = abortOnInterrupt(runtime);
+  try {
+    await runtime.session.prompt(prompt);
+  } finally {
+    restore();
+  }
+  const { message, failed } = runOutcome(runtime);
+  const text = message === undefined ? "" : assistantText(message);
+  if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  if (failed) {
+    const reason = message?.errorMessage ?? "the run ended without an answer";
+    io.stderr.write(`arbor: ${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The `session` line every JSON stream starts with. */
+export function sessionRecord(runtime: ArborRuntime): { type: string } & Record<string, unknown> {
+  const state = runtime.session.state;
+  return {
+    type: "session",
+    v: JSON_EVENT_SCHEMA_VERSION,
+    id: runtime.session.id,
+    cwd: runtime.cwd,
+    ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),
+    model: `${state.model.provider}/${state.model.id}`,
+    thinkingLevel: state.thinkingLevel,
+    persistent: runtime.persistent,
+  };
+}
+
+/**
+ * `--mode json`: runs the prompt and writes every event as one JSON line (see `json-events.ts`), then a
+ * `result` line.
+ *
+ * Contract: stdout carries only JSON lines; resolves to 0, or 1 when the run ends in an error or abort.
+ */
+export async function runJsonMode(runtime: ArborRuntime, prompt: string, io: CliIo): Promise<number> {
+  const writer = new JsonEventWriter((line) => io.stdout.write(line));
+  writer.record(sessionRecord(runtime));
+  const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
+  const restore = abortOnInterrupt(runtime);
+  try {
+    await runtime.session.prompt(prompt);
+  } finally {
+    restore();
+    unsubscribe();
+  }
+  const { message, failed } = runOutcome(runtime);
+  writer.record({
+    type: "result",
+    stopReason: message?.stopReason ?? "error",
+    ...(failed ? { error: message?.errorMessage ?? "the run ended without an answer" } : {}),
+    exitCode: failed ? 1 : 0,
+  });
+  writer.flush();
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,146 @@
+/**
+ * Which session a run starts in: a new one (default), the newest of the working directory (`-c`), a named
+ * one (`-r <id|path>`), a named one created when missing (`--session <id>`), or a fork of one (`--fork
+ * <id|path>`: a new session holding its current branch). A file outside the store can be forked but not
+ * resumed (resuming would write to a file the store does not own): the message says how to import it.
+ */
+import type { AgentHarness, HarnessSession } from "@arbor/harness";
+import { Session, type SessionStore } from "@arbor/session-store";
+import { ArborCliError } from "./errors.js";
+import {
+  looksLikePath,
+  type ResolvedSession,
+  resolveSessionReference,
+  SessionReferenceError,
+} from "./session-reference.js";
+
+/** How a run chooses its session. */
+export type SessionChoice =
+  | { kind: "new" }
+  /** `-c`, or `-r` without a value: the newest session of the working directory (a new one if none). */
+  | { kind: "continue" }
+  /** `-r <id|path>`: that session; an error when it does not exist. */
+  | { kind: "open"; reference: string }
+  /** `--session <id|path>`: that session, created with this id when there is none. */
+  | { kind: "open-or-create"; reference: string }
+  /** `--fork <id|path>`: a new session holding that session's current branch. */
+  | { kind: "fork"; reference: string };
+
+/** What choosing a session needs. */
+export interface SessionChoiceContext {
+  harness: AgentHarness;
+  /** The store the harness writes to. */
+  store: SessionStore;
+  /** Where `--fork` reads its source from when it is not `store` (with `--no-session`: the default store). */
+  sourceStore: SessionStore;
+  cwd: string;
+  /** Receives notes for the user (e.g. "no session to continue; starting a new one"). */
+  notice: (message: string) => void;
+}
+
+/** The error for a session file outside the store, saying how to use it. */
+export function outsideStoreError(path: string): ArborCliError {
+  return new ArborCliError(
+    "session_outside_store",
+    `${path} is not in the session store, so it cannot be continued in place. Import it ` +
+      `(\`arbor sessions import ${path}\`) and resume the imported session, or fork it (\`arbor --fork ${path}\`).`,
+  );
+}
+
+/**
+ * Resolves a session reference in the store for resuming.
+ *
+ * Contract: throws `SessionReferenceError` (not found, ambiguous, not a session file) and
+ * {@link outsideStoreError} for a file outside the store; never leaves a temporary store behind.
+ */
+export async function resolveForResume(store: SessionStore, reference: string, cwd: string): Promise<string> {
+  const resolved = await resolveSessionReference(store, reference, { cwd });
+  if (resolved.external) {
+    await resolved.release();
+    throw outsideStoreError(resolved.location ?? reference);
+  }
+  return resolved.sessionId;
+}
+
+/**
+ * Copies a session's current branch into a new session of `target` (header `parentSession`: the source's
+ * id), for forks across stores (a file outside the store, or into the in-memory store of `--no-session`).
+ * Returns the new session's id.
+ */
+export async function copyBranch(
+  source: ResolvedSession,
+  target: SessionStore,
+  cwd: string,
+): Promise<string> {
+  const session = await Session.open(source.store, source.sessionId);
+  const entries = [];
+  for (const ref of session.getPath()) {
+    const entry = ref.entry();
+    if (entry !== undefined) entries.push(structuredClone(entry));
+  }
+  const copy = await Session.create(target, { cwd, parentSession: session.id });
+  if (entries.length > 0) await target.appendEntries(copy.id, entries, { expectedLastEntryId: null });
+  return copy.id;
+}
+
+async function forkSession(context: SessionChoiceContext, reference: string): Promise<HarnessSession> {
+  const resolved = await resolveSessionReference(context.sourceStore, reference, { cwd: context.cwd });
+  try {
+    if (!resolved.external && resolved.store === context.store) {
+      const source = await context.harness.openSession(resolved.sessionId);
+      const leafId = source.session.leafId;
+      if (leafId === null) {
+        await source.close();
+        throw new ArborCliError("usage", `Session ${resolved.sessionId} is empty: there is nothing to fork.`);
+      }
+      const fork = await source.fork(leafId, "at");
+      await source.close();
+      return fork;
+    }
+    const id = await copyBranch(resolved, context.store, context.cwd);
+    return await context.harness.openSession(id);
+  } finally {
+    await resolved.release();
+  }
+}
+
+/**
+ * Opens or creates the session a run starts in.
+ *
+ * Contract: throws `SessionReferenceError` or {@link ArborCliError} with a message for the user when a
+ * reference does not resolve; nothing is written to an existing session (a fork writes only the new one).
+ */
+export async function startSession(
+  context: SessionChoiceContext,
+  choice: SessionChoice,
+): Promise<HarnessSession> {
+  const { harness, store, cwd } = context;
+  switch (choice.kind) {
+    case "new":
+      return harness.newSession({ cwd });
+    case "continue": {
+      const { sessions } = await store.listSessions({ cwd, limit: 1 });
+      const newest = sessions[0];
+      if (newest === undefined) {
+        context.notice(`No session to continue in ${cwd}; starting a new one.`);
+        return harness.newSession({ cwd });
+      }
+      return harness.openSession(newest.id);
+    }
+    case "open":
+      return harness.openSession(await resolveForResume(store, choice.reference, cwd));
+    case "open-or-create": {
+      try {
+        return await harness.openSession(await resolveForResume(store, choice.reference, cwd));
+      } catch (error) {
+        const missing =
+          error instanceof SessionReferenceError && error.code === "session_reference_not_found";
+        if (!missing || looksLikePath(choice.reference)) throw error;
+        context.notice(`No session "${choice.reference}" yet; starting it.`);
+        return harness.newSession({ cwd, id: choice.reference });
+      }
+    }
+    case "fork":
+      return forkSession(context, choice.reference);
+  }
+}

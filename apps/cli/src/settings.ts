@@ -1,0 +1,108 @@
+/**
+ * `settings.json`: the user's defaults for `arbor`, read from `~/.arbor/settings.json` (the Arbor home:
+ * `$ARBOR_HOME`, else `~/.arbor`) and then `.arbor/settings.json` in the working directory, whose fields win.
+ * Both are validated against {@link SettingsSchema}; a problem is reported with the file and the field.
+ * Flags beat both. API keys are never read from these files: they come from `--api-key` or the provider's
+ * environment variable.
+ */
+import { join } from "node:path";
+import { type Static, THINKING_LEVELS, Type } from "@arbor/ai-providers";
+import { resolveCompactionSettings } from "@arbor/compaction";
+import { readJsonFile, validateConfig } from "./config-file.js";
+import { ArborCliError } from "./errors.js";
+import { TOOL_NAMES } from "./tool-names.js";
+
+/** The schema of a settings file (every field optional; unknown fields are errors, to catch typos). */
+export const SettingsSchema = Type.Object(
+  {
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "anthropic, openai, scripted, an OpenAI-compatible preset (ollama, vllm, llama-cpp, lm-studio, " +
+          "openrouter, groq, deepseek) or a provider of models.json",
+      }),
+    ),
+    model: Type.Optional(
+      Type.String({ minLength: 1, description: '"provider/id", or an id of the provider' }),
+    ),
+    baseUrl: Type.Optional(Type.String({ minLength: 1, description: "an OpenAI-compatible server's URL" })),
+    thinking: Type.Optional(Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level)))),
+    tools: Type.Optional(Type.Array(Type.Union(TOOL_NAMES.map((name) => Type.Literal(name))))),
+    store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
+    systemPrompt: Type.Optional(Type.String()),
+    appendSystemPrompt: Type.Optional(Type.String()),
+    compaction: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: "see @arbor/compaction's settings" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A settings file's content. */
+export type Settings = Static<typeof SettingsSchema>;
+
+/** Settings with the file each field came from. */
+export interface LoadedSettings {
+  settings: Settings;
+  /** The files read, in order (global, then project); missing files are not listed. */
+  files: string[];
+  /** For each top-level field set, the file it came from. */
+  sourceOf: Partial<Record<keyof Settings, string>>;
+}
+
+/** The global and project settings files of a home and a working directory. */
+export function settingsFiles(home: string, cwd: string): string[] {
+  return [join(home, "settings.json"), join(cwd, ".arbor", "settings.json")];
+}
+
+/**
+ * Reads and validates one settings file; `undefined` when it does not exist.
+ *
+ * @throws {ArborCliError} (`invalid_settings`) naming the file and each bad field.
+ */
+export function readSettingsFile(path: string): Settings | undefined {
+  const raw = readJsonFile(path, "invalid_settings", "settings file");
+  if (raw === undefined) return undefined;
+  const settings = validateConfig<Settings>(SettingsSchema, raw, path, "invalid_settings", "settings file");
+  if (settings.compaction !== undefined) {
+    try {
+      resolveCompactionSettings(settings.compaction);
+    } catch (error) {
+      // "Invalid compaction settings:\n  - reserveTokens: expected …" → "  compaction.reserveTokens: expected …"
+      const problems = (error as Error).message
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line.startsWith("- "))
+        .map((line) => `  compaction.${line.slice(2)}`);
+      const detail = problems.length > 0 ? problems.join("\n") : `  compaction: ${(error as Error).message}`;
+      throw new ArborCliError("invalid_settings", `Invalid settings file ${path}:\n${detail}`);
+    }
+  }
+  return settings;
+}
+
+/**
+ * The settings of a run: the global file, then the project file (its fields win; `compaction` is merged key by
+ * key).
+ *
+ * Contract: reads at most two small files; throws {@link ArborCliError} for the first file that does not
+ * validate, naming it.
+ */
+export function loadSettings(home: string, cwd: string): LoadedSettings {
+  const merged: Settings = {};
+  const files: string[] = [];
+  const sourceOf: LoadedSettings["sourceOf"] = {};
+  for (const file of settingsFiles(home, cwd)) {
+    const settings = readSettingsFile(file);
+    if (settings === undefined) continue;
+    files.push(file);
+    for (const key of Object.keys(settings) as (keyof Settings)[]) {
+      if (settings[key] === undefined) continue;
+      sourceOf[key] = file;
+      if (key === "compaction") merged.compaction = { ...merged.compaction, ...settings.compaction };
+      else Object.assign(merged, { [key]: settings[key] });
+    }
+  }
+  return { settings: merged, files, sourceOf };
+}

@@ -1,0 +1,184 @@
+// @jsxRuntime automatic
+// @jsxImportSource react
+/**
+ * The interactive app: the printed transcript, the live part, the editor (or a picker in its place) and the
+ * footer. One key handler routes every key — to the open picker, to the global keys (Esc and Ctrl-C stop a
+ * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
+ */
+import { Box, type Key, useApp, useInput } from "ink";
+import { type ReactNode, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import type { CliRuntime } from "../runtime.js";
+import { EditorView, editorKey } from "./components/editor.js";
+import { Footer } from "./components/footer.js";
+import { LiveView } from "./components/live-view.js";
+import {
+  initialPickerState,
+  type Picker,
+  type PickerState,
+  PickerView,
+  pickerKey,
+} from "./components/select-list.js";
+import { Transcript } from "./components/transcript.js";
+import { InteractiveController } from "./controller.js";
+import { createEditorBuffer, type EditorBuffer, replaceText, submitted } from "./editor-buffer.js";
+import { type Theme, ThemeProvider } from "./theme.js";
+import { contentText } from "./transcript-items.js";
+import type { InteractiveStore } from "./view-store.js";
+
+/** Props of {@link App}. */
+export interface AppProps {
+  runtime: CliRuntime;
+  store: InteractiveStore;
+  theme: Theme;
+  /** Sent as the first prompt once the app is up. */
+  initialPrompt?: string;
+  /**
+   * Receives the controller (tests drive and await it).
+   *
+   * Contract: called once, after the first render; must not throw.
+   */
+  onController?: (controller: InteractiveController) => void;
+  /**
+   * Called when the app quits, before it unmounts.
+   *
+   * Contract: called at most once, with the session idle; must not throw.
+   */
+  onQuit?: () => void;
+}
+
+const HISTORY_SEED = 100;
+
+/** The user messages of the session's context, oldest first: the editor's history at start. */
+function historyOf(runtime: CliRuntime): string[] {
+  const history: string[] = [];
+  for (const message of runtime.session.state.messages) {
+    if ((message as { role?: unknown }).role !== "user") continue;
+    const text = contentText((message as { content?: unknown }).content);
+    if (text.trim() !== "" && !text.startsWith("<skill ")) history.push(text);
+  }
+  return history.slice(-HISTORY_SEED);
+}
+
+/**
+ * The interactive UI.
+ *
+ * Contract: never lets an error escape a key handler; every failure becomes a notice.
+ */
+export function App(props: AppProps): ReactNode {
+  const { runtime, store, theme } = props;
+  const { exit } = useApp();
+  const [buffer, setBufferState] = useState<EditorBuffer>(() => createEditorBuffer(historyOf(runtime)));
+  const bufferRef = useRef(buffer);
+  const [overlay, setOverlayState] = useState<{ picker: Picker; state: PickerState } | undefined>(undefined);
+  const overlayRef = useRef(overlay);
+  const quitArmed = useRef(false);
+  const live = useSyncExternalStore(store.subscribe, () => store.liveView);
+
+  const setBuffer = (next: EditorBuffer) => {
+    bufferRef.current = next;
+    setBufferState(next);
+  };
+  const setOverlay = (next: { picker: Picker; state: PickerState } | undefined) => {
+    overlayRef.current = next;
+    setOverlayState(next);
+  };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the controller lives as long as the app
+  const controller = useMemo(
+    () =>
+      new InteractiveController(runtime, store, {
+        openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
+        setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
+        exit: () => {
+          props.onQuit?.();
+          exit();
+        },
+      }),
+    [],
+  );
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once, at start
+  useEffect(() => {
+    props.onController?.(controller);
+    if (props.initialPrompt !== undefined && props.initialPrompt.trim() !== "") {
+      controller.submit(props.initialPrompt, "enter");
+    }
+  }, []);
+
+  const globalKey = (input: string, key: Key): boolean => {
+    const isCtrlC = key.ctrl && input === "c";
+    if (!isCtrlC && quitArmed.current) {
+      quitArmed.current = false;
+      store.setHint(undefined);
+    }
+    if (isCtrlC) {
+      if (controller.interrupt()) return true;
+      if (bufferRef.current.text !== "") {
+        setBuffer(replaceText(bufferRef.current, ""));
+        return true;
+      }
+      if (quitArmed.current) {
+        store.setHint(undefined);
+        void controller.quit();
+        return true;
+      }
+      quitArmed.current = true;
+      store.setHint("Press Ctrl-C again to quit");
+      return true;
+    }
+    if (key.escape) {
+      controller.interrupt();
+      return true;
+    }
+    return false;
+  };
+
+  useInput((input, key) => {
+    try {
+      const open = overlayRef.current;
+      if (open !== undefined) {
+        const result = pickerKey(open.picker, open.state, input, key);
+        if (result.kind === "state") {
+          if (result.state !== open.state) setOverlay({ picker: open.picker, state: result.state });
+          return;
+        }
+        setOverlay(undefined);
+        if (result.kind === "choose") open.picker.onSelect(result.key);
+        return;
+      }
+      if (globalKey(input, key)) return;
+      const result = editorKey(bufferRef.current, input, key);
+      if (result.submit !== undefined) {
+        const text = result.buffer.text;
+        if (controller.submit(text, result.submit)) {
+          store.setHint(undefined);
+          setBuffer(submitted(bufferRef.current, text));
+        }
+        return;
+      }
+      if (result.complete === true) {
+        const completed = controller.complete(result.buffer.text);
+        if (completed !== undefined) setBuffer(replaceText(result.buffer, completed));
+        return;
+      }
+      if (result.buffer !== bufferRef.current) setBuffer(result.buffer);
+    } catch (error) {
+      store.notice("error", error instanceof Error ? error.message : String(error));
+    }
+  });
+
+  return (
+    <ThemeProvider theme={theme}>
+      <Box flexDirection="column">
+        <Transcript store={store} />
+        <LiveView store={store} />
+        {overlay === undefined ? (
+          <EditorView buffer={buffer} active busy={live.busy} />
+        ) : (
+          <PickerView picker={overlay.picker} state={overlay.state} />
+        )}
+        <Footer store={store} />
+      </Box>
+    </ThemeProvider>
+  );
+}

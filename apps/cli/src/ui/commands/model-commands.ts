@@ -1,0 +1,112 @@
+/**
+ * The slash commands that change how the model runs: /model, /thinking, /compact.
+ */
+import { type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
+import { errorText, formatTokens } from "../format.js";
+import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+
+function referenceOf(model: Model): string {
+  return `${model.provider}/${model.id}`;
+}
+
+async function setModel(host: CommandHost, reference: string): Promise<void> {
+  await host.session().setModel(reference);
+  host.store.refresh();
+  const model = host.session().state.model;
+  host.store.notice("info", `model: ${referenceOf(model)} (${formatTokens(model.contextWindow)} context)`);
+}
+
+/** `/model [provider/id]`: switch the model (a picker of every provider's models without an argument). */
+export const modelCommand: SlashCommandSpec = {
+  name: "model",
+  arguments: "[provider/id]",
+  description: "switch the model (a picker of the available models without an argument)",
+  needsIdle: false,
+  async run(argumentText, host) {
+    if (argumentText !== "") {
+      await setModel(host, argumentText);
+      return;
+    }
+    const current = referenceOf(host.session().state.model);
+    const models = host.runtime.registry.listModels();
+    const items = models.map((model) => {
+      const reference = referenceOf(model);
+      const facts = [model.name, `${formatTokens(model.contextWindow)} context`];
+      if (model.reasoning) facts.push("reasoning");
+      return { key: reference, label: reference, detail: facts.join(" · "), current: reference === current };
+    });
+    host.openPicker({
+      title: "Choose a model",
+      items,
+      initialIndex: Math.max(
+        0,
+        items.findIndex((item) => item.current),
+      ),
+      filterable: true,
+      emptyText: "no models: no provider is set up",
+      onSelect: (reference) => {
+        setModel(host, reference).catch((error: unknown) =>
+          host.store.notice("error", `cannot switch the model: ${errorText(error)}`),
+        );
+      },
+    });
+  },
+};
+
+async function setThinking(host: CommandHost, level: ThinkingLevel): Promise<void> {
+  await host.session().setThinkingLevel(level);
+  host.store.refresh();
+  const model = host.session().state.model;
+  const note =
+    model.reasoning || level === "off"
+      ? ""
+      : ` (${referenceOf(model)} does not reason; it applies to reasoning models)`;
+  host.store.notice("info", `thinking: ${level}${note}`);
+}
+
+/** `/thinking [level]`: set the thinking level (a picker without an argument). */
+export const thinkingCommand: SlashCommandSpec = {
+  name: "thinking",
+  arguments: `[${THINKING_LEVELS.join("|")}]`,
+  description: "set the reasoning effort (a picker without an argument)",
+  needsIdle: false,
+  async run(argumentText, host) {
+    if (argumentText !== "") {
+      const level = argumentText.toLowerCase();
+      if (!(THINKING_LEVELS as readonly string[]).includes(level)) {
+        host.store.notice(
+          "error",
+          `unknown thinking level "${argumentText}"; choose one of ${THINKING_LEVELS.join(", ")}`,
+        );
+        return;
+      }
+      await setThinking(host, level as ThinkingLevel);
+      return;
+    }
+    const current = host.session().state.thinkingLevel;
+    host.openPicker({
+      title: "Thinking level",
+      items: THINKING_LEVELS.map((level) => ({ key: level, label: level, current: level === current })),
+      initialIndex: Math.max(0, THINKING_LEVELS.indexOf(current)),
+      onSelect: (level) => {
+        setThinking(host, level as ThinkingLevel).catch((error: unknown) =>
+          host.store.notice("error", `cannot set the thinking level: ${errorText(error)}`),
+        );
+      },
+    });
+  },
+};
+
+/** `/compact [instructions]`: compact the context now, optionally focusing the summary. */
+export const compactCommand: SlashCommandSpec = {
+  name: "compact",
+  arguments: "[instructions]",
+  description: "summarize older history now to free context (optionally: what the summary should keep)",
+  needsIdle: true,
+  run(argumentText, host) {
+    const operation = host.session().compact(argumentText === "" ? undefined : argumentText);
+    host.store.refresh();
+    // The outcome is shown from the compaction_end event; only a failure to start is reported here.
+    operation.catch((error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`));
+  },
+};

@@ -1,0 +1,272 @@
+/**
+ * The slash commands that move around sessions and their trees: /tree, /fork, /resume, /new, and those that
+ * describe or mark the session: /session, /export, /label, /name.
+ */
+import type { SessionSummary } from "@arbor/session-store";
+import { errorText, formatCost, formatTokens } from "../format.js";
+import { treeRows } from "../tree-rows.js";
+import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+
+function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/** Moves the session to an entry, after asking whether to summarize the branch being left. */
+function chooseSummary(host: CommandHost, entryId: string): void {
+  host.openPicker({
+    title: `Move to ${shortId(entryId)}: summarize the branch you leave?`,
+    items: [
+      { key: "summarize", label: "Summarize the branch being left (a branch_summary entry)" },
+      { key: "plain", label: "Move without a summary" },
+    ],
+    onSelect: (key) => {
+      void navigate(host, entryId, key === "summarize");
+    },
+  });
+}
+
+async function navigate(host: CommandHost, entryId: string, summarize: boolean): Promise<void> {
+  const session = host.session();
+  try {
+    const operation = session.navigateTree(entryId, { summarize });
+    host.store.expectMove();
+    host.store.refresh();
+    const result = await operation;
+    if (result.kind === "moved") {
+      host.store.showMove(
+        session,
+        `moved to ${shortId(entryId)}${result.summaryEntryId ? " (branch summarized)" : ""}`,
+      );
+    } else {
+      host.store.cancelMove();
+      host.store.notice("warning", result.kind === "aborted" ? "move aborted" : "move cancelled by a hook");
+    }
+  } catch (error) {
+    host.store.cancelMove();
+    host.store.notice("error", `cannot move: ${errorText(error)}`);
+  } finally {
+    host.store.refresh();
+  }
+}
+
+async function fork(host: CommandHost, entryId: string): Promise<void> {
+  const forked = await host.session().fork(entryId, "at");
+  await host.runtime.switchTo(forked);
+  host.showSession(`forked at ${shortId(entryId)} into session ${shortId(forked.id)}`);
+}
+
+/** `/tree`: pick any entry of the session tree, then move there (summarizing the branch left or not). */
+export const treeCommand: SlashCommandSpec = {
+  name: "tree",
+  description: "pick an entry of the session tree and continue from there",
+  needsIdle: true,
+  run(_argumentText, host) {
+    const session = host.session();
+    const { items, leafIndex } = treeRows(session.session);
+    if (items.length === 0) {
+      host.store.notice("info", "the session has no entries yet");
+      return;
+    }
+    host.openPicker({
+      title: "Session tree — choose the entry to continue from",
+      items,
+      initialIndex: leafIndex,
+      hint: "↑↓ move · PgUp/PgDn · Enter choose · Esc cancel · • marks the current leaf",
+      onSelect: (entryId) => {
+        if (entryId === session.state.leafId) {
+          host.store.notice("info", "already there: that entry is the current leaf");
+          return;
+        }
+        chooseSummary(host, entryId);
+      },
+    });
+  },
+};
+
+/** `/fork [entry]`: a new session holding the path up to an entry (picked, or the given id). */
+export const forkCommand: SlashCommandSpec = {
+  name: "fork",
+  arguments: "[entry id]",
+  description: "copy the path up to an entry into a new session and switch to it",
+  needsIdle: true,
+  async run(argumentText, host) {
+    if (argumentText !== "") {
+      await fork(host, argumentText);
+      return;
+    }
+    const { items, leafIndex } = treeRows(host.session().session);
+    if (items.length === 0) {
+      host.store.notice("info", "the session has no entries to fork yet");
+      return;
+    }
+    host.openPicker({
+      title: "Fork — choose the last entry of the new session",
+      items,
+      initialIndex: leafIndex,
+      onSelect: (entryId) => {
+        fork(host, entryId).catch((error: unknown) =>
+          host.store.notice("error", `cannot fork: ${errorText(error)}`),
+        );
+      },
+    });
+  },
+};
+
+function sessionLabel(summary: SessionSummary, currentId: string): string {
+  const name = summary.name ?? "(unnamed)";
+  const when = summary.updatedAt.replace("T", " ").slice(0, 16);
+  return `${shortId(summary.id)}  ${when}  ${name}  · ${summary.messageCount} messages${summary.id === currentId ? " (current)" : ""}`;
+}
+
+async function open(host: CommandHost, reference: string): Promise<void> {
+  const session = await host.runtime.openSession(reference);
+  host.showSession(
+    `resumed session ${shortId(session.id)}${session.state.name ? ` "${session.state.name}"` : ""}`,
+  );
+}
+
+/** `/resume [id]`: continue another session of this directory (picked, or by id, prefix or path). */
+export const resumeCommand: SlashCommandSpec = {
+  name: "resume",
+  arguments: "[id|path]",
+  description: "continue another session (a picker of this directory's sessions without an argument)",
+  needsIdle: true,
+  async run(argumentText, host) {
+    if (argumentText !== "") {
+      await open(host, argumentText);
+      return;
+    }
+    const sessions = await host.runtime.listSessions({ limit: 100 });
+    const currentId = host.session().id;
+    host.openPicker({
+      title: "Resume a session",
+      items: sessions.map((summary) => ({
+        key: summary.id,
+        label: sessionLabel(summary, currentId),
+        current: summary.id === currentId,
+      })),
+      filterable: true,
+      emptyText: "no sessions in this directory",
+      onSelect: (id) => {
+        if (id === currentId) return;
+        open(host, id).catch((error: unknown) =>
+          host.store.notice("error", `cannot resume: ${errorText(error)}`),
+        );
+      },
+    });
+  },
+};
+
+/** `/new`: start a new session. */
+export const newCommand: SlashCommandSpec = {
+  name: "new",
+  description: "start a new session",
+  needsIdle: true,
+  async run(_argumentText, host) {
+    const session = await host.runtime.newSession();
+    host.showSession(`new session ${shortId(session.id)}`);
+  },
+};
+
+/** `/session`: what the session is and holds. */
+export const sessionCommand: SlashCommandSpec = {
+  name: "session",
+  description: "show the session's id, file, entries, tokens and context usage",
+  needsIdle: false,
+  run(_argumentText, host) {
+    const session = host.session();
+    const { runtime } = host;
+    const footer = host.store.footerView;
+    const store = runtime.store as { pathOf?: (id: string) => string | undefined };
+    const file = runtime.persistent
+      ? (store.pathOf?.(session.id) ?? runtime.storeDescription ?? "(in the store)")
+      : "not saved (--no-session)";
+    const context = footer.context;
+    const lines = [
+      `session  ${session.id}${session.state.name ? `  "${session.state.name}"` : ""}`,
+      `file     ${file}`,
+      `entries  ${session.session.entryCount} (${session.state.messages.length} messages in context, leaf ${session.state.leafId ?? "none"})`,
+      `tokens   ↑${formatTokens(footer.totals.input)} ↓${formatTokens(footer.totals.output)} (cache read ${formatTokens(footer.totals.cacheRead)})  ${formatCost(footer.totals.cost)}`,
+      context === undefined
+        ? "context  unknown"
+        : `context  ${formatTokens(context.tokens)} of ${formatTokens(context.contextWindow)} tokens (${context.percent.toFixed(0)}%), compacts above ${formatTokens(context.compactionThreshold)}`,
+      `model    ${footer.model}  thinking ${footer.thinkingLevel}`,
+    ];
+    host.store.notice("info", lines.join("\n"));
+  },
+};
+
+const EXPORT_FORMATS = ["html", "md", "jsonl"] as const;
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Reads `/export` arguments: `[html|md|jsonl] [file]`; a file's extension chooses the format when none is given. */
+export function exportArguments(argumentText: string): { format: ExportFormat; file: string | undefined } {
+  const words = argumentText.split(/\s+/).filter((word) => word !== "");
+  let format: ExportFormat | undefined;
+  if (words[0] !== undefined && (EXPORT_FORMATS as readonly string[]).includes(words[0].toLowerCase())) {
+    format = words.shift()!.toLowerCase() as ExportFormat;
+  }
+  const file = words.length > 0 ? words.join(" ") : undefined;
+  if (format === undefined && file !== undefined) {
+    const extension = /\.(html?|md|markdown|jsonl)$/i.exec(file)?.[1]?.toLowerCase();
+    format = extension === "md" || extension === "markdown" ? "md" : extension === "jsonl" ? "jsonl" : "html";
+  }
+  return { format: format ?? "html", file };
+}
+
+/** `/export [html|md|jsonl] [file]`. */
+export const exportCommand: SlashCommandSpec = {
+  name: "export",
+  arguments: "[html|md|jsonl] [file]",
+  description: "write the session as a self-contained HTML page, Markdown or JSONL (default html)",
+  needsIdle: false,
+  async run(argumentText, host) {
+    const { format, file } = exportArguments(argumentText);
+    const path = await host.runtime.exportSession(format, file);
+    host.store.notice("info", `exported the session (${format}) to ${path}`);
+  },
+};
+
+/** `/label [text]`: labels the current leaf (no text: removes its label). */
+export const labelCommand: SlashCommandSpec = {
+  name: "label",
+  arguments: "<text>",
+  description: "label the current entry (shown in /tree); without text, remove its label",
+  needsIdle: false,
+  async run(argumentText, host) {
+    const session = host.session();
+    const leafId = session.state.leafId;
+    if (leafId === null) {
+      host.store.notice("warning", "nothing to label yet: the session has no entries");
+      return;
+    }
+    await session.label(leafId, argumentText === "" ? undefined : argumentText);
+    host.store.notice(
+      "info",
+      argumentText === ""
+        ? `removed the label of ${shortId(leafId)}`
+        : `labelled ${shortId(leafId)} "${argumentText}"`,
+    );
+  },
+};
+
+/** `/name <text>`: names the session. */
+export const nameCommand: SlashCommandSpec = {
+  name: "name",
+  arguments: "<text>",
+  description: "name the session (shown in the footer, /resume and arbor sessions list)",
+  needsIdle: false,
+  async run(argumentText, host) {
+    if (argumentText === "") {
+      const name = host.session().state.name;
+      host.store.notice(
+        "info",
+        name === undefined ? "usage: /name <text>" : `the session is named "${name}"`,
+      );
+      return;
+    }
+    await host.session().setName(argumentText);
+    host.store.refresh();
+    host.store.notice("info", `named the session "${argumentText}"`);
+  },
+};

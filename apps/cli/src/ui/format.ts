@@ -1,0 +1,118 @@
+/**
+ * Small text formats of the interactive UI: token counts (`182k`), costs (`$0.042`), tool arguments on one
+ * line, the first lines of a tool's output, and error messages fit for a notice.
+ */
+import { ArborError } from "@arbor/ai-providers";
+
+/**
+ * A token count in a few characters: `950`, `12.3k`, `182k`, `1.2M`.
+ *
+ * Contract: pure; negative and non-finite values print as `0`.
+ */
+export function formatTokens(value: number): string {
+  if (!Number.isFinite(value) || value <= 0) return "0";
+  if (value < 1000) return String(Math.round(value));
+  if (value < 10_000) return `${trimZero((value / 1000).toFixed(1))}k`;
+  if (value < 1_000_000) return `${Math.round(value / 1000)}k`;
+  return `${trimZero((value / 1_000_000).toFixed(1))}M`;
+}
+
+function trimZero(text: string): string {
+  return text.endsWith(".0") ? text.slice(0, -2) : text;
+}
+
+/**
+ * A cost in US dollars: three decimals below $1 (`$0.042`), two above (`$12.50`).
+ *
+ * Contract: pure.
+ */
+export function formatCost(dollars: number): string {
+  if (!Number.isFinite(dollars) || dollars <= 0) return "$0.000";
+  return dollars < 1 ? `$${dollars.toFixed(3)}` : `$${dollars.toFixed(2)}`;
+}
+
+/** At most `max` characters, ending with `…` when cut. */
+export function clipText(value: string, max: number): string {
+  if (value.length <= max) return value;
+  return `${value.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** Whitespace runs (newlines included) collapsed to one space, trimmed. */
+export function singleLine(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+function argumentValue(value: unknown): string {
+  if (typeof value === "string") return value.includes("\n") ? JSON.stringify(value) : value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * A tool call's arguments on one line: `path: src/a.ts, limit: 20` (strings as they are, other values as
+ * JSON), cut at `max` characters.
+ *
+ * Contract: pure; never throws (cyclic values print as `[object Object]`).
+ */
+export function formatToolArguments(args: unknown, max = 160): string {
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    return clipText(argumentValue(args), max);
+  const parts: string[] = [];
+  let length = 0;
+  for (const [key, value] of Object.entries(args)) {
+    const part = `${key}: ${argumentValue(value)}`;
+    parts.push(part);
+    length += part.length + 2;
+    if (length > max) break;
+  }
+  return clipText(singleLine(parts.join(", ")), max);
+}
+
+/** The first lines of a text and how many more there are. */
+export interface HeadLines {
+  lines: string[];
+  /** Lines left out. */
+  more: number;
+}
+
+/**
+ * The first `count` lines of a text (each cut at `width` characters), trailing blank lines dropped.
+ *
+ * Contract: pure; reads at most about `count × width` characters of a long text plus one scan for the
+ * line count.
+ */
+export function headLines(text: string, count: number, width = 200): HeadLines {
+  const trimmed = text.replace(/\s+$/, "");
+  if (trimmed === "") return { lines: [], more: 0 };
+  const lines: string[] = [];
+  let start = 0;
+  while (lines.length < count && start <= trimmed.length) {
+    const end = trimmed.indexOf("\n", start);
+    const stop = end === -1 ? trimmed.length : end;
+    lines.push(clipText(trimmed.slice(start, stop), width));
+    if (end === -1) return { lines, more: 0 };
+    start = end + 1;
+  }
+  let more = 1;
+  for (let index = trimmed.indexOf("\n", start); index !== -1; index = trimmed.indexOf("\n", index + 1))
+    more++;
+  return { lines, more };
+}
+
+/**
+ * An error as one message for a notice: an `ArborError`'s message, an `Error`'s message, or the value.
+ *
+ * Contract: pure; never throws.
+ */
+export function errorText(error: unknown): string {
+  if (ArborError.isInstance(error)) return error.message;
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return "unknown error";
+  }
+}

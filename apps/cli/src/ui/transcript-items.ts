@@ -1,0 +1,204 @@
+/**
+ * What the transcript shows, as plain data: one item per user message, assistant reply, tool call with its
+ * result, compaction, branch summary and notice. Items are built once (the assistant's Markdown is lexed
+ * here, when the message is complete) and never change, so the transcript can print them with ink's
+ * `<Static>`.
+ */
+import type { AgentMessage } from "@arbor/agent-core";
+import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
+import type { SessionMessage } from "@arbor/session-store";
+import { Lexer, type Token } from "marked";
+import { formatToolArguments, type HeadLines, headLines, singleLine } from "./format.js";
+
+/** A piece of a finished assistant reply. */
+export type AssistantBlock =
+  | { kind: "markdown"; tokens: readonly Token[] }
+  | { kind: "thinking"; text: string; redacted: boolean };
+
+/** How loud a notice is. */
+export type NoticeLevel = "info" | "warning" | "error";
+
+/** One printed piece of the transcript. `key` is unique within a run of the UI. */
+export type TranscriptItem =
+  | { kind: "banner"; key: string; title: string; lines: readonly string[] }
+  | { kind: "user"; key: string; text: string; note: string | undefined }
+  | { kind: "assistant"; key: string; blocks: readonly AssistantBlock[] }
+  | {
+      kind: "tool";
+      key: string;
+      name: string;
+      argumentLine: string;
+      output: HeadLines;
+      isError: boolean;
+    }
+  | { kind: "notice"; key: string; level: NoticeLevel; text: string }
+  | { kind: "compaction"; key: string; tokensBefore: number; tokensAfter: number | undefined; reason: string }
+  | { kind: "branchSummary"; key: string; summary: HeadLines }
+  | { kind: "custom"; key: string; label: string; text: HeadLines }
+  | { kind: "separator"; key: string; text: string };
+
+/** An item before the store gives it its key. */
+export type TranscriptItemInput = TranscriptItem extends infer Item
+  ? Item extends TranscriptItem
+    ? Omit<Item, "key">
+    : never
+  : never;
+
+/** Lines of a tool's output shown under its call. */
+export const TOOL_OUTPUT_LINES = 6;
+/** Lines of a user message shown before it is cut. */
+export const USER_MESSAGE_LINES = 12;
+/** Lines of a summary shown. */
+export const SUMMARY_LINES = 4;
+
+/** The text of a message's content (a string, or text blocks; images as `[image …]`). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (typeof block !== "object" || block === null) continue;
+    const typed = block as { type?: unknown; text?: unknown; mimeType?: unknown };
+    if (typed.type === "text" && typeof typed.text === "string") parts.push(typed.text);
+    else if (typed.type === "image") parts.push(`[image ${String(typed.mimeType ?? "")}]`.replace(" ]", "]"));
+  }
+  return parts.join("\n");
+}
+
+const SKILL_BLOCK = /^<skill name="([^"]+)"[^>]*>[\s\S]*?<\/skill>(?:\n\n([\s\S]*))?$/;
+
+/**
+ * A user message as the user typed it: an expanded `/skill:name` block shows as `/skill:name request`;
+ * long text is cut to {@link USER_MESSAGE_LINES} lines.
+ *
+ * Contract: pure.
+ */
+export function userDisplayText(text: string): string {
+  const skill = SKILL_BLOCK.exec(text);
+  const shown = skill === null ? text : `/skill:${skill[1]}${skill[2] ? ` ${skill[2]}` : ""}`;
+  const head = headLines(shown, USER_MESSAGE_LINES, 400);
+  return head.more > 0 ? `${head.lines.join("\n")}\n… ${head.more} more lines` : head.lines.join("\n");
+}
+
+/**
+ * The blocks of a finished assistant reply: text lexed as Markdown, thinking kept (shown collapsed); tool
+ * calls are left out (each shows with its result as a `tool` item).
+ *
+ * Contract: lexes each text block once; never throws for well-formed messages.
+ */
+export function assistantBlocks(message: AssistantMessage): AssistantBlock[] {
+  const blocks: AssistantBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === "text" && block.text.trim() !== "") {
+      blocks.push({ kind: "markdown", tokens: Lexer.lex(block.text) });
+    } else if (block.type === "thinking" && (block.thinking.trim() !== "" || block.redacted === true)) {
+      blocks.push({ kind: "thinking", text: block.thinking, redacted: block.redacted === true });
+    }
+  }
+  return blocks;
+}
+
+/** The notice of a reply that failed or was aborted, if it did. */
+export function assistantEndNotice(message: AssistantMessage): TranscriptItemInput | undefined {
+  if (message.stopReason === "aborted") {
+    return { kind: "notice", level: "warning", text: `aborted${suffix(message.errorMessage)}` };
+  }
+  if (message.stopReason === "error") {
+    return { kind: "notice", level: "error", text: `error: ${message.errorMessage ?? "the request failed"}` };
+  }
+  if (message.stopReason === "length") {
+    return { kind: "notice", level: "warning", text: "the reply hit the model's output limit" };
+  }
+  return undefined;
+}
+
+function suffix(text: string | undefined): string {
+  if (text === undefined || text === "" || /^(request )?aborted\.?$/i.test(text)) return "";
+  return `: ${text}`;
+}
+
+/** A tool call and its result as a transcript item. */
+export function toolItem(
+  name: string,
+  args: unknown,
+  content: ToolResultMessage["content"] | undefined,
+  isError: boolean,
+): TranscriptItemInput {
+  return {
+    kind: "tool",
+    name,
+    argumentLine: args === undefined ? "" : formatToolArguments(args),
+    output: headLines(contentText(content ?? []), TOOL_OUTPUT_LINES, 160),
+    isError,
+  };
+}
+
+/** What a tool call asked for, remembered until its result arrives. */
+export interface ToolCallInfo {
+  name: string;
+  args: unknown;
+}
+
+/** The tool calls of an assistant message, by id. */
+export function toolCallsOf(message: AssistantMessage): Map<string, ToolCallInfo> {
+  const calls = new Map<string, ToolCallInfo>();
+  for (const block of message.content) {
+    if (block.type === "toolCall") calls.set(block.id, { name: block.name, args: block.arguments });
+  }
+  return calls;
+}
+
+/**
+ * The items of a message of a built context (for replaying a session's history): user messages, replies
+ * (and their failure notices), tool results with their calls (looked up in `calls`, which the replies
+ * fill), summaries and displayed custom messages.
+ *
+ * Contract: pure except that it adds the tool calls of replies to `calls`.
+ */
+export function itemsOfMessage(
+  message: AgentMessage,
+  calls: Map<string, ToolCallInfo>,
+): TranscriptItemInput[] {
+  const session = message as SessionMessage;
+  switch (session.role) {
+    case "user":
+      return [{ kind: "user", text: userDisplayText(contentText(session.content)), note: undefined }];
+    case "assistant": {
+      for (const [id, call] of toolCallsOf(session)) calls.set(id, call);
+      const items: TranscriptItemInput[] = [];
+      const blocks = assistantBlocks(session);
+      if (blocks.length > 0) items.push({ kind: "assistant", blocks });
+      const notice = assistantEndNotice(session);
+      if (notice !== undefined) items.push(notice);
+      return items;
+    }
+    case "toolResult": {
+      const call = calls.get(session.toolCallId);
+      calls.delete(session.toolCallId);
+      return [toolItem(call?.name ?? session.toolName, call?.args, session.content, session.isError)];
+    }
+    case "compactionSummary":
+      return [
+        { kind: "compaction", tokensBefore: session.tokensBefore, tokensAfter: undefined, reason: "earlier" },
+      ];
+    case "branchSummary":
+      return [{ kind: "branchSummary", summary: headLines(session.summary, SUMMARY_LINES, 200) }];
+    case "custom":
+      if (!session.display) return [];
+      return [
+        { kind: "custom", label: session.customType, text: headLines(contentText(session.content), 6) },
+      ];
+    case "bashExecution":
+      return [
+        {
+          kind: "tool",
+          name: "!",
+          argumentLine: singleLine(session.command),
+          output: headLines(session.output, TOOL_OUTPUT_LINES, 160),
+          isError: session.exitCode !== undefined && session.exitCode !== 0,
+        },
+      ];
+    default:
+      return [];
+  }
+}

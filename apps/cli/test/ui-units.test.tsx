@@ -1,0 +1,271 @@
+import type { Key } from "ink";
+import { Lexer, type Token } from "marked";
+import { describe, expect, test } from "vitest";
+import { exportArguments } from "../src/ui/commands/session-commands.js";
+import { parseCommandLine, suggestCommands } from "../src/ui/commands/slash-commands.js";
+import { editorKey } from "../src/ui/components/editor.js";
+import { meterCells } from "../src/ui/components/footer.js";
+import { initialPickerState, type Picker, pickerKey } from "../src/ui/components/select-list.js";
+import {
+  browseHistory,
+  createEditorBuffer,
+  deleteBackward,
+  deleteWordBackward,
+  insertText,
+  moveLine,
+  submitted,
+} from "../src/ui/editor-buffer.js";
+import { formatCost, formatTokens, formatToolArguments, headLines } from "../src/ui/format.js";
+import { IncrementalMarkdown } from "../src/ui/markdown/incremental-markdown.js";
+import { decodeEntities } from "../src/ui/markdown/markdown-view.js";
+import { userDisplayText } from "../src/ui/transcript-items.js";
+import { addUsage, EMPTY_TOTALS } from "../src/ui/usage-totals.js";
+import { GENERATION_SIZE, InteractiveStore } from "../src/ui/view-store.js";
+
+function key(overrides: Partial<Key> = {}): Key {
+  return {
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+    ...overrides,
+  };
+}
+
+describe("the editor buffer", () => {
+  test("inserts, deletes and normalizes pasted text", () => {
+    let buffer = insertText(createEditorBuffer(), "hello world");
+    buffer = deleteWordBackward(buffer);
+    expect(buffer.text).toBe("hello ");
+    buffer = insertText(buffer, "a\r\nb\u0007c");
+    expect(buffer.text).toBe("hello a\nbc");
+    buffer = deleteBackward(buffer);
+    expect(buffer).toMatchObject({ text: "hello a\nb", cursor: 9 });
+  });
+
+  test("moves between lines keeping the column, and says when there is no line to go to", () => {
+    const buffer = insertText(createEditorBuffer(), "first line\nab\nthird");
+    expect(moveLine(buffer, 1)).toBeUndefined();
+    const up = moveLine(buffer, -1)!;
+    expect(up.cursor).toBe("first line\n".length + 2);
+    const top = moveLine(up, -1)!;
+    expect(top.cursor).toBe(2);
+    expect(moveLine(top, -1)).toBeUndefined();
+  });
+
+  test("browses the history and restores the draft", () => {
+    let buffer = createEditorBuffer(["one", "two"]);
+    buffer = insertText(buffer, "draft");
+    buffer = browseHistory(buffer, -1);
+    expect(buffer.text).toBe("two");
+    buffer = browseHistory(buffer, -1);
+    expect(buffer.text).toBe("one");
+    expect(browseHistory(buffer, -1).text).toBe("one");
+    buffer = browseHistory(browseHistory(buffer, 1), 1);
+    expect(buffer.text).toBe("draft");
+    const after = submitted(buffer, "three");
+    expect(after.text).toBe("");
+    expect(after.history).toEqual(["one", "two", "three"]);
+    expect(submitted(after, "three").history).toHaveLength(3);
+  });
+
+  test("keys: Enter sends, Alt+Enter sends a follow-up, a backslash before Enter makes a new line", () => {
+    const buffer = insertText(createEditorBuffer(), "text");
+    expect(editorKey(buffer, "\r", key({ return: true })).submit).toBe("enter");
+    expect(editorKey(buffer, "\r", key({ return: true, meta: true })).submit).toBe("followUp");
+    const continued = editorKey(insertText(buffer, "\\"), "\r", key({ return: true }));
+    expect(continued.submit).toBeUndefined();
+    expect(continued.buffer.text).toBe("text\n");
+    expect(editorKey(buffer, "\n", key()).buffer.text).toBe("text\n");
+    expect(editorKey(buffer, "u", key({ ctrl: true })).buffer.text).toBe("");
+    // Esc and Ctrl-C belong to the app.
+    expect(editorKey(buffer, "", key({ escape: true, meta: true })).buffer).toBe(buffer);
+    expect(editorKey(buffer, "c", key({ ctrl: true })).buffer).toBe(buffer);
+  });
+});
+
+const DOCUMENTS = [
+  "# Title\n\nA paragraph with **bold** and `code`.\n\n- one\n- two\n  - nested\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nAfter the code.\n",
+  "Intro line\ncontinued.\n\n1. first\n2. second\n\n> quoted\n> text\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n\nEnd *here*.",
+  "Setext heading\n==============\n\nText &amp; more.\n\n    indented code\n\n- [x] done\n- [ ] todo\n",
+];
+
+function visible(tokens: readonly Token[]): string[] {
+  return tokens
+    .filter((token) => token.type !== "space")
+    .map((token) => `${token.type}:${token.raw.trimEnd()}`);
+}
+
+describe("incremental Markdown", () => {
+  test("every prefix lexes to the same blocks as lexing it whole", () => {
+    for (const document of DOCUMENTS) {
+      const lexer = new IncrementalMarkdown();
+      for (let length = 1; length <= document.length; length++) {
+        const text = document.slice(0, length);
+        const blocks = lexer.update(text);
+        const incremental = visible([...blocks.frozen.slice(0, blocks.frozenCount), ...blocks.tail]);
+        expect(incremental, JSON.stringify(text)).toEqual(visible(Lexer.lex(text)));
+      }
+    }
+  });
+
+  test("complete blocks are frozen, so an update lexes only the last block", () => {
+    const lexer = new IncrementalMarkdown();
+    const text = `${Array.from({ length: 50 }, (_, index) => `Paragraph ${index}.`).join("\n\n")}\n\nLast`;
+    const blocks = lexer.update(text);
+    expect(blocks.frozenCount).toBe(50);
+    expect(blocks.tail.filter((token) => token.type !== "space")).toHaveLength(1);
+    const next = lexer.update(`${text} words`);
+    expect(next.frozen).toBe(blocks.frozen);
+    expect(next.frozenCount).toBe(50);
+  });
+
+  test("a text that does not extend the previous one is lexed from scratch", () => {
+    const lexer = new IncrementalMarkdown();
+    lexer.update("First.\n\nSecond.\n\nThird");
+    const blocks = lexer.update("Other.\n\nText");
+    expect(visible([...blocks.frozen.slice(0, blocks.frozenCount), ...blocks.tail])).toEqual(
+      visible(Lexer.lex("Other.\n\nText")),
+    );
+  });
+
+  test("entities are decoded for the terminal", () => {
+    expect(decodeEntities("a &amp; b &lt;c&gt; &#39;d&#39; &#x2014; &unknown;")).toBe(
+      "a & b <c> 'd' — &unknown;",
+    );
+  });
+});
+
+describe("the store's transcript", () => {
+  test("is handed to <Static> in bounded generations, rolling over only once everything was printed", () => {
+    const store = new InteractiveStore(true);
+    for (let index = 0; index < GENERATION_SIZE + 10; index++) store.notice("info", `notice ${index}`);
+    // Nothing acknowledged as printed: the generation keeps every item.
+    expect(store.staticView.generation).toBe(0);
+    expect(store.staticView.items).toHaveLength(GENERATION_SIZE + 10);
+    store.acknowledgeStatic(0, store.staticView.items.length);
+    store.notice("info", "next");
+    expect(store.staticView.generation).toBe(1);
+    expect(store.staticView.items.map((item) => (item.kind === "notice" ? item.text : ""))).toEqual(["next"]);
+    const keys = new Set<string>();
+    for (let index = 0; index < 500; index++) {
+      store.acknowledgeStatic(store.staticView.generation, store.staticView.items.length);
+      store.notice("info", String(index));
+      expect(store.staticView.items.length).toBeLessThanOrEqual(GENERATION_SIZE);
+      keys.add(store.staticView.items.at(-1)!.key);
+    }
+    expect(keys.size).toBe(500);
+  });
+});
+
+describe("formats", () => {
+  test("tokens, costs, tool arguments and head lines", () => {
+    expect(formatTokens(950)).toBe("950");
+    expect(formatTokens(12_345)).toBe("12k");
+    expect(formatTokens(1_500)).toBe("1.5k");
+    expect(formatTokens(182_000)).toBe("182k");
+    expect(formatTokens(1_200_000)).toBe("1.2M");
+    expect(formatCost(0.0421)).toBe("$0.042");
+    expect(formatCost(12.5)).toBe("$12.50");
+    expect(formatToolArguments({ path: "a.ts", limit: 20, text: "x\ny" })).toBe(
+      'path: a.ts, limit: 20, text: "x\\ny"',
+    );
+    expect(formatToolArguments({ command: "x".repeat(300) }, 40)).toHaveLength(40);
+    expect(headLines("a\nb\nc\nd\n\n", 2)).toEqual({ lines: ["a", "b"], more: 2 });
+    expect(headLines("only", 3)).toEqual({ lines: ["only"], more: 0 });
+  });
+
+  test("the context meter places the fill and the threshold mark", () => {
+    const usage = {
+      tokens: 50_000,
+      contextWindow: 100_000,
+      percent: 50,
+      compactionThreshold: 80_000,
+      anchored: true,
+    };
+    expect(meterCells(usage, 20)).toEqual({ filled: 10, threshold: 16 });
+    expect(meterCells({ ...usage, tokens: 250_000 }, 20).filled).toBe(20);
+  });
+
+  test("usage totals add prompt tokens with the cached ones and ignore malformed usage", () => {
+    const totals = addUsage(
+      addUsage(EMPTY_TOTALS, {
+        input: 100,
+        output: 20,
+        cacheRead: 50,
+        cacheWrite: 10,
+        totalTokens: 180,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
+      }),
+      { input: Number.NaN } as never,
+    );
+    expect(totals).toEqual({ input: 160, output: 20, cacheRead: 50, cost: 0.5 });
+  });
+
+  test("an expanded skill shows as the command the user typed", () => {
+    const expanded = '<skill name="review" location="/x/SKILL.md">\nbody\n</skill>\n\nsrc/api.ts';
+    expect(userDisplayText(expanded)).toBe("/skill:review src/api.ts");
+    expect(userDisplayText(Array.from({ length: 20 }, (_, index) => `l${index}`).join("\n"))).toContain(
+      "… 8 more lines",
+    );
+  });
+});
+
+describe("commands", () => {
+  test("command lines, paths and suggestions", () => {
+    expect(parseCommandLine("/compact keep the API")).toEqual({
+      name: "compact",
+      argumentText: "keep the API",
+    });
+    expect(parseCommandLine("/usr/bin/env")).toBeUndefined();
+    expect(parseCommandLine("not a command")).toBeUndefined();
+    expect(suggestCommands("compcat", ["compact", "tree", "fork"])).toEqual(["compact"]);
+    expect(suggestCommands("mod", ["model", "name"])).toEqual(["model"]);
+    expect(suggestCommands("zzzzzz", ["model"])).toEqual([]);
+  });
+
+  test("/export arguments: a format, a file, or a file whose extension names the format", () => {
+    expect(exportArguments("")).toEqual({ format: "html", file: undefined });
+    expect(exportArguments("md")).toEqual({ format: "md", file: undefined });
+    expect(exportArguments("jsonl out/s.jsonl")).toEqual({ format: "jsonl", file: "out/s.jsonl" });
+    expect(exportArguments("notes.md")).toEqual({ format: "md", file: "notes.md" });
+  });
+
+  test("pickers move, filter, choose and cancel", () => {
+    const picker: Picker = {
+      title: "t",
+      filterable: true,
+      items: ["alpha", "beta", "gamma"].map((name) => ({ key: name, label: name })),
+      onSelect: () => {},
+    };
+    let state = initialPickerState(picker);
+    const step = (input: string, overrides: Partial<Key> = {}) => {
+      const result = pickerKey(picker, state, input, key(overrides));
+      if (result.kind === "state") state = result.state;
+      return result;
+    };
+    step("", { downArrow: true });
+    expect(step("", { return: true })).toEqual({ kind: "choose", key: "beta" });
+    step("m");
+    expect(state.visible.map((item) => item.key)).toEqual(["gamma"]);
+    step("", { backspace: true });
+    expect(state.visible).toHaveLength(3);
+    expect(step("", { escape: true })).toEqual({ kind: "cancel" });
+  });
+});
