@@ -8,4 +8,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bootstrap.sh
 pnpm exec turbo run build --output-logs=errors-only >&2
-exec node apps/cli/dist/cli.js tour "$@"
+exec node apps/cli/dist/arbor.js tour "$@"

@@ -1,5 +1,5 @@
 /**
- * `arbor` cold start and the size of `--mode json`, on the BUILT CLI (`node apps/cli/dist/cli.js`; run
+ * `arbor` cold start and the size of `--mode json`, on the BUILT CLI (`node apps/cli/dist/arbor.js`; run
  * `pnpm build` first).
  *
  * Each command is started as a fresh process, round-robin with the baseline — a bare `node -e ""` measured in
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
 
-const CLI = fileURLToPath(new URL("../../apps/cli/dist/cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../apps/cli/dist/arbor.js", import.meta.url));
 const RUNS = 11;
 
 interface Command {

@@ -1,6 +1,6 @@
 /**
  * @arbor/cli — `arbor`, the Arbor command line: wiring and rendering only, every capability comes from the
- * packages. The bin is `dist/cli.js`; this entry point exposes the same pieces for programs that embed the
+ * packages. The bin is `dist/arbor.js` (a bundle of `src/cli.ts`); this entry point exposes the same pieces for programs that embed the
  * CLI or drive its runtime (tests, editors, wrappers).
  */
 import { createRequire } from "node:module";
