@@ -6,13 +6,18 @@
  * compactions and 60 side branches. The floor is `readFileSync` + `split` + `JSON.parse` of every line
  * of the same file, measured in the same run. "Open to a built context" is `readSession` plus a walk
  * from the leaf back to the latest compaction's `firstKeptEntryId` that parses only the bodies on that
- * path (and, next to it, `Session.open` + `buildContext()` from @arbor/session-store). Durable append is
- * measured against the disk's own write + fdatasync rate. Listing runs over 2,000 files of 1 MB, in a
- * child process so its peak RSS is its own. Everything is generated in os.tmpdir() and deleted.
+ * path (and, next to it, `Session.open` + `buildContext()` from @arbor/session-store); each row also shows
+ * the median time spent collecting garbage within it (keeping 60k parsed messages alive costs GC time the
+ * floor, which drops what it parses, never pays). The 60k linear case adds the cost of validating every
+ * entry (TypeBox's compiled check). Durable append is measured against the disk's own rates — one
+ * write + fdatasync per batch (its latency) and 64 batches in flight sharing each fdatasync (its
+ * throughput) — and against the CPU floor (stringify + write, no sync). Listing runs over 2,000 files of
+ * 1 MB, in a child process so its peak RSS is its own. Everything is generated in os.tmpdir() and deleted.
  */
 import { spawnSync } from "node:child_process";
 import {
   closeSync,
+  fdatasync,
   fdatasyncSync,
   mkdirSync,
   mkdtempSync,
@@ -25,8 +30,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { Session, type SessionEntry, type StoredEntry } from "@arbor/session-store";
+import { PerformanceObserver, performance } from "node:perf_hooks";
+import { Session, type SessionEntry, type StoredEntry, validateSessionEntry } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
@@ -225,27 +230,60 @@ function walkContext(entries: readonly StoredEntry[]): SessionEntry[] {
   return path.reverse().map((node) => node.entry());
 }
 
+/** Garbage collections seen (start and end, in `performance.now()` time). */
+const collections: { start: number; end: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries())
+    collections.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+}).observe({ entryTypes: ["gc"] });
+
+/** Median wall time of a function's runs, and the median time spent collecting garbage within them. */
+interface Timing {
+  ms: number;
+  gcMs: number;
+}
+
+const median = (list: number[]) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+
 /**
  * Runs the functions in turns (a, b, c, a, b, c, …) so that a change of load on the machine bills them
- * alike; returns the median time of each, in milliseconds.
+ * alike; returns the median time of each and the median garbage-collection time within its runs.
  */
-async function interleaved(fns: readonly (() => unknown)[], runs: number, warmup = 1): Promise<number[]> {
+async function timed(fns: readonly (() => unknown)[], runs: number, warmup = 1): Promise<Timing[]> {
   const collect = (globalThis as { gc?: () => void }).gc;
-  const times: number[][] = fns.map(() => []);
+  const windows: { start: number; end: number }[][] = fns.map(() => []);
   for (let round = 0; round < warmup + runs; round++) {
     for (const [index, fn] of fns.entries()) {
       collect?.();
       const start = performance.now();
       await fn();
-      if (round >= warmup) times[index]!.push(performance.now() - start);
+      if (round >= warmup) windows[index]!.push({ start, end: performance.now() });
     }
   }
-  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
+  await new Promise((resolve) => setTimeout(resolve, 20)); // GC entries are delivered asynchronously
+  return windows.map((list) => ({
+    ms: median(list.map((window) => window.end - window.start)),
+    gcMs: median(
+      list.map((window) =>
+        collections
+          .filter((gc) => gc.start >= window.start && gc.end <= window.end)
+          .reduce((sum, gc) => sum + gc.end - gc.start, 0),
+      ),
+    ),
+  }));
+}
+
+/** {@link timed}, median times only. */
+async function interleaved(fns: readonly (() => unknown)[], runs: number, warmup = 1): Promise<number[]> {
+  return (await timed(fns, runs, warmup)).map((timing) => timing.ms);
 }
 
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
-const row = (label: string, value: number, base?: number) =>
-  `  ${label.padEnd(54)} ${ms(value).padStart(10)}${base === undefined ? "" : `   ${ratio(value, base).padStart(6)}`}`;
+const row = (label: string, value: number | Timing, base?: number) => {
+  const time = typeof value === "number" ? value : value.ms;
+  const gc = typeof value === "number" ? "" : `   (GC ${ms(value.gcMs)})`;
+  return `  ${label.padEnd(54)} ${ms(time).padStart(10)}${base === undefined ? "" : `   ${ratio(time, base).padStart(6)}`}${gc}`;
+};
 
 async function openBench(home: string, lines: string[]): Promise<void> {
   const store = new JsonlSessionStore({ home, durability: "flush" });
@@ -261,7 +299,7 @@ async function openBench(home: string, lines: string[]): Promise<void> {
     const runs = id.endsWith("3k") ? 15 : 7;
     const reader = new JsonlSessionStore({ home, readOnly: true });
     let parsed = 0;
-    const [base, scan, open, viaSession] = (await interleaved(
+    const [base, scan, open, viaSession] = (await timed(
       [
         () => floor(path),
         () => reader.readSession(id),
@@ -271,24 +309,47 @@ async function openBench(home: string, lines: string[]): Promise<void> {
         async () => (await Session.open(reader, id)).buildContext(),
       ],
       runs,
-    )) as [number, number, number, number];
+    )) as [Timing, Timing, Timing, Timing];
     // Measured apart: its 500 MB of kept objects would bill whichever run follows it.
-    const [keeping] = (await interleaved([() => floorKeeping(path)], runs)) as [number];
+    const [keeping] = (await timed([() => floorKeeping(path)], runs)) as [Timing];
     const session = await Session.open(reader, id);
     session.buildContext();
     const [again] = (await interleaved([() => session.buildContext()], 21, 2)) as [number];
     lines.push(
       `${label}: ${(statSync(path).size / 1048576).toFixed(0)} MB, ${parsed} bodies parsed for the context`,
-      row("floor: readFileSync + split + JSON.parse every line", base, base),
-      row("(floor keeping every parsed line, for reference)", keeping, base),
-      row("readSession (scan only: tree fields, no bodies)", scan, base),
-      row("readSession + walk to the context (bodies of the path)", open, base),
-      row("Session.open + buildContext (@arbor/session-store)", viaSession, base),
+      row("floor: readFileSync + split + JSON.parse every line", base, base.ms),
+      row("(floor keeping every parsed line, for reference)", keeping, base.ms),
+      row("readSession (scan only: tree fields, no bodies)", scan, base.ms),
+      row("readSession + walk to the context (bodies of the path)", open, base.ms),
+      row("Session.open + buildContext (@arbor/session-store)", viaSession, base.ms),
       row("buildContext() again on the open Session", again),
     );
+    if (id === "linear-60k") await validationBench(path, lines);
     await reader.close();
   }
   await store.close();
+}
+
+/** Validating every entry of a file (already parsed): TypeBox's compiled check, one per entry type. */
+async function validationBench(path: string, lines: string[]): Promise<void> {
+  const entries: unknown[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line !== "" && !line.startsWith('{"type":"session"')) entries.push(JSON.parse(line));
+  }
+  let valid = 0;
+  const [parse, validate] = (await interleaved(
+    [
+      () => floor(path),
+      () => {
+        valid = 0;
+        for (const entry of entries) if (validateSessionEntry(entry).ok) valid++;
+      },
+    ],
+    9,
+  )) as [number, number];
+  lines.push(
+    `  ${`validateSessionEntry × ${entries.length} (${valid} valid; ${((validate / entries.length) * 1000).toFixed(2)} µs each)`.padEnd(54)} ${ms(validate).padStart(10)}   ${ratio(validate, parse).padStart(6)}`,
+  );
 }
 
 async function appendBench(home: string, lines: string[]): Promise<void> {
@@ -316,6 +377,7 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
   }
   const disk = performance.now() - start;
   closeSync(fd);
+  const pipelined = await pipelinedDisk(join(home, "raw-pipelined.bin"), bytes, batches, 64);
   const rawJson = join(home, "raw.jsonl");
   const jsonFd = openSync(rawJson, "a");
   const jsonBatches = makeBatches();
@@ -333,6 +395,7 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
     "",
     `durable append: ${batches} batches of ${SAVE_POINT} entries (~${(payload / 1024).toFixed(0)} KB per batch)`,
     `  ${"disk floor: write + fdatasync per batch, no store".padEnd(54)} ${ms(disk).padStart(10)}   ${perSecond(disk)}`,
+    `  ${"disk floor, 64 in flight sharing each fdatasync, no store".padEnd(54)} ${ms(pipelined).padStart(10)}   ${perSecond(pipelined)}`,
     `  ${"CPU floor: JSON.stringify + one write per batch".padEnd(54)} ${ms(serialize).padStart(10)}   ${perSecond(serialize)}`,
   );
   const variants: [string, "fsync" | "flush", number][] = [
@@ -363,6 +426,53 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
     lines.push(`  ${label.padEnd(54)} ${ms(elapsed).padStart(10)}   ${perSecond(elapsed)}`);
     await store.close();
   }
+}
+
+/**
+ * The disk's durable throughput with group commit and no store: `inFlight` writers each write a batch and
+ * wait for a sync that started after their write; one fdatasync runs at a time. Returns milliseconds.
+ */
+async function pipelinedDisk(
+  path: string,
+  bytes: Buffer,
+  batches: number,
+  inFlight: number,
+): Promise<number> {
+  const fd = openSync(path, "a");
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const startSync = (): Promise<void> => {
+    const run = new Promise<void>((resolve, reject) =>
+      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+    ).finally(() => {
+      if (running === run) running = undefined;
+    });
+    running = run;
+    return run;
+  };
+  const sync = (): Promise<void> => {
+    if (queued !== undefined) return queued;
+    if (running === undefined) return startSync();
+    queued = running.then(() => {
+      queued = undefined;
+      return startSync();
+    });
+    return queued;
+  };
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < batches) {
+        next++;
+        writeSync(fd, bytes);
+        await sync();
+      }
+    }),
+  );
+  const elapsed = performance.now() - start;
+  closeSync(fd);
+  return elapsed;
 }
 
 async function listingBench(home: string, lines: string[]): Promise<void> {

@@ -64,15 +64,20 @@ export function encodeEntry(entry: SessionEntry): string {
   return JSON.stringify({ type, id, parentId, timestamp, ...rest });
 }
 
-/** True when the entry's keys already start with type, id, parentId (then timestamp, if it has one). */
+const TREE_KEYS = ["type", "id", "parentId", "timestamp"] as const;
+
+/**
+ * True when the entry's keys already start with type, id, parentId (then timestamp, if it has one).
+ * Looks at the first four keys only (no array of keys is built: this runs for every entry appended).
+ */
 function hasTreeKeysFirst(entry: SessionEntry): boolean {
-  const keys = Object.keys(entry);
-  return (
-    keys[0] === "type" &&
-    keys[1] === "id" &&
-    keys[2] === "parentId" &&
-    (keys[3] === "timestamp" || !Object.hasOwn(entry, "timestamp"))
-  );
+  let position = 0;
+  for (const key in entry) {
+    if (!Object.hasOwn(entry, key)) continue;
+    if (key !== TREE_KEYS[position]) return position === 3 && !Object.hasOwn(entry, "timestamp");
+    if (++position === TREE_KEYS.length) return true;
+  }
+  return position >= 3;
 }
 
 /** The trailer line for the totals after a batch (no newline). */

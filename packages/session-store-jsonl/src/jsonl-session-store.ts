@@ -23,8 +23,8 @@ import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
 import { assertValidSessionId, encodeCwd, resolveHome, SessionPathIndex, sessionFileName } from "./layout.js";
 import { listSessionFiles, type SummaryCache } from "./listing.js";
 import { migrateSessionBytes } from "./migration.js";
-import { scanEntries } from "./scanner.js";
-import { describeTail, parseFile, SessionFile, type SessionFileContext } from "./session-file.js";
+import { describeTail, parseFile, scanEntries } from "./scanner.js";
+import { SessionFile, type SessionFileContext } from "./session-file.js";
 
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -180,7 +180,7 @@ export class JsonlSessionStore implements SessionStore {
     assertValidSessionId(sessionId);
     const file = this.fileOf(sessionId, this.requirePath(sessionId));
     const warnings: string[] = [];
-    let read = file.read();
+    let { read, scan } = await file.readScanned();
     if (!this.readOnly && (read.committedEnd < read.buffer.length || needsMigration(read.header))) {
       const holder = file.withExclusive(() => {
         read = file.read(); // Again, now that no other writer can be in the middle of a batch.
@@ -199,7 +199,9 @@ export class JsonlSessionStore implements SessionStore {
     }
     if (read.committedEnd < read.buffer.length)
       warnings.push(`${describeTail(read)} left out (the file is unchanged)`);
-    const scan = scanEntries(sessionId, read.buffer, read.headerEnd, read.committedEnd);
+    // The scan made while reading holds unless the file needed a repair or a migration (then `scan` is
+    // undefined: `read` is what was re-read, migrated or cut back).
+    scan ??= scanEntries(sessionId, read.buffer, read.headerEnd, read.committedEnd);
     warnings.push(...scan.warnings);
     file.remember(read.committedEnd, scan.tally);
     for (const warning of warnings) this.context.warn(`${sessionId}: ${warning}`);

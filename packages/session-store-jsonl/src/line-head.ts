@@ -12,11 +12,23 @@ export interface LineHead {
   parentId: string | null;
   /** Only read when asked for; undefined when absent or not spelled as expected. */
   timestamp: string | undefined;
+  /** Where `id`'s bytes are (in `idBuffer`): a next line whose parentId has the same bytes reuses it. */
+  idBuffer: Buffer | undefined;
+  idStart: number;
+  idEnd: number;
 }
 
 /** A new, empty {@link LineHead} to reuse across lines. */
 export function createLineHead(): LineHead {
-  return { type: "", id: "", parentId: null, timestamp: undefined };
+  return {
+    type: "",
+    id: "",
+    parentId: null,
+    timestamp: undefined,
+    idBuffer: undefined,
+    idStart: 0,
+    idEnd: 0,
+  };
 }
 
 const OPEN_TYPE = bytes('{"type":"');
@@ -55,7 +67,8 @@ export function readLineHead(
   position += ID_KEY.length;
   close = findQuote(buffer, position, end);
   if (close < 0) return false;
-  const id = decode(buffer, position, close);
+  const idStart = position;
+  const idEnd = close;
   position = close + 1;
   if (!matches(buffer, position, end, PARENT_KEY)) return false;
   position += PARENT_KEY.length;
@@ -66,7 +79,8 @@ export function readLineHead(
   } else if (buffer[position] === QUOTE) {
     close = findQuote(buffer, position + 1, end);
     if (close < 0) return false;
-    parentId = decode(buffer, position + 1, close);
+    // In a linear stretch the parent is the previous line: its id string is reused, not decoded again.
+    parentId = sameBytes(buffer, position + 1, close, head) ? head.id : decode(buffer, position + 1, close);
     position = close + 1;
   } else {
     return false;
@@ -74,13 +88,26 @@ export function readLineHead(
   const next = buffer[position];
   if (next !== 0x2c && next !== CLOSE_BRACE) return false;
   head.type = type;
-  head.id = id;
+  head.id = decode(buffer, idStart, idEnd);
+  head.idBuffer = buffer;
+  head.idStart = idStart;
+  head.idEnd = idEnd;
   head.parentId = parentId;
   head.timestamp = undefined;
   if (withTimestamp && matches(buffer, position, end, TIMESTAMP_KEY)) {
     position += TIMESTAMP_KEY.length;
     close = findQuote(buffer, position, end);
     if (close >= 0) head.timestamp = decode(buffer, position, close);
+  }
+  return true;
+}
+
+/** True when `buffer[start, end)` holds the bytes of the id `head` read last (from the same buffer). */
+function sameBytes(buffer: Buffer, start: number, end: number, head: LineHead): boolean {
+  const length = end - start;
+  if (head.idBuffer !== buffer || head.idEnd - head.idStart !== length) return false;
+  for (let index = 0; index < length; index++) {
+    if (buffer[start + index] !== buffer[head.idStart + index]) return false;
   }
   return true;
 }
@@ -128,7 +155,8 @@ function internType(buffer: Buffer, start: number, end: number): string {
 }
 
 function decode(buffer: Buffer, start: number, end: number): string {
-  return buffer.toString("utf8", start, end);
+  // No encoding: Buffer#toString goes straight to its UTF-8 decoder.
+  return buffer.toString(undefined, start, end);
 }
 
 function bytes(text: string): Uint8Array {

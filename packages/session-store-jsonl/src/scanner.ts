@@ -82,6 +82,37 @@ export function countLines(buffer: Buffer, start: number, end: number): number {
   return lines;
 }
 
+/** A session file read into memory. */
+export interface ReadFile {
+  buffer: Buffer;
+  header: SessionHeader;
+  headerEnd: number;
+  /** End of the committed bytes: what follows is a torn line or a batch without its trailer. */
+  committedEnd: number;
+}
+
+/** Parses a session file's bytes: its header (which must name `sessionId`) and committed end. */
+export function parseFile(sessionId: string, buffer: Buffer): ReadFile {
+  const { header, headerEnd } = parseHeaderLine(sessionId, buffer);
+  if (header.id !== sessionId) {
+    throw new SessionCorruptError(
+      sessionId,
+      `the header names session "${header.id}" (the file was renamed?)`,
+    );
+  }
+  return { buffer, header, headerEnd, committedEnd: findCommittedEnd(buffer, headerEnd) };
+}
+
+/** `the last 120 bytes (line 7: a torn write)`: what lies after the committed end. */
+export function describeTail(read: ReadFile): string {
+  const { buffer, committedEnd } = read;
+  const firstLine = countLines(buffer, 0, committedEnd) + 1;
+  const lines = countLines(buffer, committedEnd, buffer.length);
+  const where = lines === 1 ? `line ${firstLine}` : `lines ${firstLine}-${firstLine + lines - 1}`;
+  const what = buffer[buffer.length - 1] === 0x0a ? "a batch without its trailer" : "a torn write";
+  return `the last ${buffer.length - committedEnd} bytes (${where}: ${what})`;
+}
+
 /** What {@link scanEntries} found. */
 export interface ScanResult {
   entries: JsonlStoredEntry[];
@@ -90,129 +121,164 @@ export interface ScanResult {
 }
 
 /**
- * Scans the entry lines in `buffer[headerEnd, end)` (`end` at a line boundary).
+ * Scans the entry lines of a session file's buffer from `headerEnd` on, in steps: {@link scanTo} reads
+ * the complete lines up to a line boundary (so a file can be scanned while its later bytes are still
+ * being read into the same buffer), {@link finish} closes the scan.
  *
  * Contract: never throws for damaged lines. A line that is not JSON (or not an entry) is skipped with
  * a warning naming its line number; the entries of a batch whose trailer is missing (a write cut
  * short, followed by lines of another writer) are skipped with a warning; blank lines and trailers
- * are not entries. Only `session_info` lines and lines the fast path cannot read are parsed here.
+ * are not entries. Only `session_info` lines and lines the fast path cannot read are parsed here. The
+ * bytes scanned must not change afterwards (entries parse their line from the buffer on demand).
+ */
+export class EntryScanner {
+  private readonly source: EntrySource;
+  private readonly entries: JsonlStoredEntry[] = [];
+  private readonly warnings: string[] = [];
+  private readonly head = createLineHead();
+  private tally = emptyTally();
+  private pendingIndex = -1;
+  private pendingTally = emptyTally();
+  private pendingFirstLine = 0;
+  private lineNumber = 1;
+  private position: number;
+
+  constructor(
+    sessionId: string,
+    private readonly buffer: Buffer,
+    headerEnd: number,
+  ) {
+    this.source = { sessionId, buffer };
+    this.position = headerEnd;
+  }
+
+  /** Scans the lines up to `end` (just after a newline, or the end of the data). */
+  scanTo(end: number): void {
+    const { buffer, entries, head } = this;
+    let position = this.position;
+    while (position < end) {
+      let newline = buffer.indexOf(NEWLINE, position);
+      if (newline < 0 || newline >= end) newline = end;
+      const lineNumber = ++this.lineNumber;
+      const lineStart = position;
+      position = newline + 1;
+      const marked = buffer[newline - 1] === BATCH_LINE_MARK;
+      let contentEnd = newline;
+      while (contentEnd > lineStart && isWhitespace(buffer[contentEnd - 1]!)) contentEnd--;
+      if (contentEnd === lineStart) continue;
+      if (isTrailer(buffer, lineStart, contentEnd)) {
+        this.pendingIndex = -1; // The batch is committed.
+        continue;
+      }
+
+      let type: string;
+      let id: string;
+      let parentId: string | null;
+      let timestamp: unknown;
+      let parsed: SessionEntry | undefined;
+      if (readLineHead(buffer, lineStart, contentEnd, head, false) && head.type !== "session") {
+        type = head.type;
+        id = head.id;
+        parentId = head.parentId;
+        timestamp = undefined; // Only the last entry's is needed: read by finish().
+      } else {
+        let value: unknown;
+        try {
+          value = JSON.parse(buffer.toString(undefined, lineStart, contentEnd));
+        } catch {
+          if (this.pendingIndex >= 0 && !marked) this.dropPending(lineNumber - 1);
+          this.warnings.push(`line ${lineNumber}: not valid JSON; skipped (the file is left as it is)`);
+          continue;
+        }
+        const record = value as Record<string, unknown>;
+        if (typeof value === "object" && value !== null && record.type === "session") {
+          if (tallyOfTrailer(value) !== undefined) {
+            this.pendingIndex = -1;
+          } else {
+            this.warnings.push(`line ${lineNumber}: a second session header; skipped`);
+          }
+          continue;
+        }
+        if (
+          typeof value !== "object" ||
+          value === null ||
+          typeof record.type !== "string" ||
+          typeof record.id !== "string"
+        ) {
+          if (this.pendingIndex >= 0 && !marked) this.dropPending(lineNumber - 1);
+          this.warnings.push(
+            `line ${lineNumber}: not an entry (an object with a string type and id); skipped`,
+          );
+          continue;
+        }
+        type = record.type;
+        id = record.id;
+        parentId = typeof record.parentId === "string" ? record.parentId : null;
+        timestamp = record.timestamp;
+        parsed = value as SessionEntry;
+      }
+
+      if (marked) {
+        if (this.pendingIndex < 0) {
+          this.pendingIndex = entries.length;
+          this.pendingTally = { ...this.tally };
+          this.pendingFirstLine = lineNumber;
+        }
+      } else if (this.pendingIndex >= 0) {
+        this.dropPending(lineNumber - 1);
+      }
+      const stored = new JsonlStoredEntry(
+        type,
+        id,
+        parentId,
+        this.source,
+        lineStart,
+        contentEnd,
+        lineNumber,
+        parsed,
+      );
+      let name: unknown;
+      if (type === "session_info") {
+        try {
+          name = (stored.entry() as { name?: unknown }).name;
+        } catch (error) {
+          this.warnings.push(`line ${lineNumber}: ${(error as Error).message}; skipped`);
+          continue;
+        }
+      }
+      countEntry(this.tally, type, id, timestamp, name);
+      entries.push(stored);
+    }
+    this.position = position;
+  }
+
+  /** Ends the scan (a batch still open at the end lost its trailer) and returns what it found. */
+  finish(): ScanResult {
+    if (this.pendingIndex >= 0) this.dropPending(this.lineNumber);
+    this.tally.updatedAt = lastTimestamp(this.buffer, this.entries, this.head) ?? this.tally.updatedAt;
+    return { entries: this.entries, warnings: this.warnings, tally: this.tally };
+  }
+
+  private dropPending(lastLine: number): void {
+    const dropped = this.entries.length - this.pendingIndex;
+    this.warnings.push(
+      `lines ${this.pendingFirstLine}-${lastLine}: a batch without its trailer (a write cut short); its ` +
+        `${dropped} entries are skipped (the file is left as it is)`,
+    );
+    this.entries.length = this.pendingIndex;
+    this.tally = this.pendingTally;
+    this.pendingIndex = -1;
+  }
+}
+
+/**
+ * Scans the entry lines in `buffer[headerEnd, end)` (`end` at a line boundary) in one go; see
+ * {@link EntryScanner} for what is read and how damage is handled.
  */
 export function scanEntries(sessionId: string, buffer: Buffer, headerEnd: number, end: number): ScanResult {
-  const source: EntrySource = { sessionId, buffer };
-  const entries: JsonlStoredEntry[] = [];
-  const warnings: string[] = [];
-  const head = createLineHead();
-  let tally = emptyTally();
-  let pendingIndex = -1;
-  let pendingTally = tally;
-  let pendingFirstLine = 0;
-  let lineNumber = 1;
-  let position = headerEnd;
-
-  const dropPending = (lastLine: number): void => {
-    warnings.push(
-      `lines ${pendingFirstLine}-${lastLine}: a batch without its trailer (a write cut short); its ` +
-        `${entries.length - pendingIndex} entries are skipped (the file is left as it is)`,
-    );
-    entries.length = pendingIndex;
-    tally = pendingTally;
-    pendingIndex = -1;
-  };
-
-  while (position < end) {
-    let newline = buffer.indexOf(NEWLINE, position);
-    if (newline < 0 || newline >= end) newline = end;
-    lineNumber++;
-    const lineStart = position;
-    position = newline + 1;
-    const marked = buffer[newline - 1] === BATCH_LINE_MARK;
-    let contentEnd = newline;
-    while (contentEnd > lineStart && isWhitespace(buffer[contentEnd - 1]!)) contentEnd--;
-    if (contentEnd === lineStart) continue;
-    if (isTrailer(buffer, lineStart, contentEnd)) {
-      pendingIndex = -1; // The batch is committed.
-      continue;
-    }
-
-    let type: string;
-    let id: string;
-    let parentId: string | null;
-    let timestamp: unknown;
-    let parsed: SessionEntry | undefined;
-    if (readLineHead(buffer, lineStart, contentEnd, head, false) && head.type !== "session") {
-      type = head.type;
-      id = head.id;
-      parentId = head.parentId;
-      timestamp = undefined; // Only the last entry's is needed: read after the scan.
-    } else {
-      let value: unknown;
-      try {
-        value = JSON.parse(buffer.toString("utf8", lineStart, contentEnd));
-      } catch {
-        if (pendingIndex >= 0 && !marked) dropPending(lineNumber - 1);
-        warnings.push(`line ${lineNumber}: not valid JSON; skipped (the file is left as it is)`);
-        continue;
-      }
-      const record = value as Record<string, unknown>;
-      if (typeof value === "object" && value !== null && record.type === "session") {
-        if (tallyOfTrailer(value) !== undefined) {
-          pendingIndex = -1;
-        } else {
-          warnings.push(`line ${lineNumber}: a second session header; skipped`);
-        }
-        continue;
-      }
-      if (
-        typeof value !== "object" ||
-        value === null ||
-        typeof record.type !== "string" ||
-        typeof record.id !== "string"
-      ) {
-        if (pendingIndex >= 0 && !marked) dropPending(lineNumber - 1);
-        warnings.push(`line ${lineNumber}: not an entry (an object with a string type and id); skipped`);
-        continue;
-      }
-      type = record.type;
-      id = record.id;
-      parentId = typeof record.parentId === "string" ? record.parentId : null;
-      timestamp = record.timestamp;
-      parsed = value as SessionEntry;
-    }
-
-    if (marked) {
-      if (pendingIndex < 0) {
-        pendingIndex = entries.length;
-        pendingTally = { ...tally };
-        pendingFirstLine = lineNumber;
-      }
-    } else if (pendingIndex >= 0) {
-      dropPending(lineNumber - 1);
-    }
-    const stored = new JsonlStoredEntry(
-      type,
-      id,
-      parentId,
-      source,
-      lineStart,
-      contentEnd,
-      lineNumber,
-      parsed,
-    );
-    let name: unknown;
-    if (type === "session_info") {
-      try {
-        name = (stored.entry() as { name?: unknown }).name;
-      } catch (error) {
-        warnings.push(`line ${lineNumber}: ${(error as Error).message}; skipped`);
-        continue;
-      }
-    }
-    countEntry(tally, type, id, timestamp, name);
-    entries.push(stored);
-  }
-  if (pendingIndex >= 0) dropPending(lineNumber);
-  tally.updatedAt = lastTimestamp(buffer, entries, head) ?? tally.updatedAt;
-  return { entries, warnings, tally };
+  const scanner = new EntryScanner(sessionId, buffer, headerEnd);
+  scanner.scanTo(end);
+  return scanner.finish();
 }
 
 /** The timestamp of the last entry that has one (looking back at most 16 entries). */

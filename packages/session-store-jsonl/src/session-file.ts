@@ -15,18 +15,13 @@ import {
   unlinkSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
-import {
-  needsMigration,
-  SessionCorruptError,
-  type SessionHeader,
-  SessionLockedError,
-  SessionNotFoundError,
-} from "@arbor/session-store";
+import { needsMigration, SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
 import { type EncodedBatch, emptyTally, type SessionTally } from "./batch-format.js";
 import { moveTornTail, syncDirectory, tornSidecarPath, writeAll, writeText } from "./durability.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrateSessionBytes, replaceWithBackup } from "./migration.js";
-import { countLines, findCommittedEnd, parseHeaderLine } from "./scanner.js";
+import { describeTail, parseFile, type ReadFile } from "./scanner.js";
+import { readAndScan, type ScannedFile } from "./scanning-read.js";
 import { acquireLock, describeHolder, lockHolder, releaseLock } from "./session-lock.js";
 import { readHeader, summarizeTail } from "./tail-summary.js";
 
@@ -40,15 +35,6 @@ export interface SessionFileContext {
   warn(message: string): void;
   /** Called when the file turns out to be gone (deleted by someone else). */
   vanished(file: SessionFile): void;
-}
-
-/** A session file read into memory. */
-export interface ReadFile {
-  buffer: Buffer;
-  header: SessionHeader;
-  headerEnd: number;
-  /** End of the committed bytes: what follows is a torn line or a batch without its trailer. */
-  committedEnd: number;
 }
 
 /** A session file and what this store knows and holds of it. */
@@ -233,6 +219,19 @@ export class SessionFile {
     return undefined;
   }
 
+  /**
+   * Reads the whole file, scanning its entries while the rest is still being read (see
+   * `readAndScan`). Throws `SessionNotFoundError`, or `SessionCorruptError` for a bad header.
+   */
+  async readScanned(): Promise<ScannedFile> {
+    try {
+      return await readAndScan(this.path, this.sessionId);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.gone();
+      throw error;
+    }
+  }
+
   /** Reads the whole file. Throws `SessionNotFoundError`, or `SessionCorruptError` for a bad header. */
   read(): ReadFile {
     let buffer: Buffer;
@@ -329,26 +328,4 @@ export class SessionFile {
     this.knownSize = summary.committedEnd;
     this.knownTally = summary.tally;
   }
-}
-
-/** Parses a session file's bytes: its header (which must name `sessionId`) and committed end. */
-export function parseFile(sessionId: string, buffer: Buffer): ReadFile {
-  const { header, headerEnd } = parseHeaderLine(sessionId, buffer);
-  if (header.id !== sessionId) {
-    throw new SessionCorruptError(
-      sessionId,
-      `the header names session "${header.id}" (the file was renamed?)`,
-    );
-  }
-  return { buffer, header, headerEnd, committedEnd: findCommittedEnd(buffer, headerEnd) };
-}
-
-/** `the last 120 bytes (line 7: a torn write)`: what lies after the committed end. */
-export function describeTail(read: ReadFile): string {
-  const { buffer, committedEnd } = read;
-  const firstLine = countLines(buffer, 0, committedEnd) + 1;
-  const lines = countLines(buffer, committedEnd, buffer.length);
-  const where = lines === 1 ? `line ${firstLine}` : `lines ${firstLine}-${firstLine + lines - 1}`;
-  const what = buffer[buffer.length - 1] === 0x0a ? "a batch without its trailer" : "a torn write";
-  return `the last ${buffer.length - committedEnd} bytes (${where}: ${what})`;
 }

@@ -42,7 +42,8 @@ export class JsonlStoredEntry implements StoredEntry {
    */
   entry(): SessionEntry {
     if (this.parsed !== undefined) return this.parsed;
-    const text = this.source.buffer.toString("utf8", this.start, this.end);
+    // No encoding argument: Buffer#toString goes straight to its UTF-8 decoder.
+    const text = this.source.buffer.toString(undefined, this.start, this.end);
     let value: unknown;
     try {
       value = JSON.parse(text);

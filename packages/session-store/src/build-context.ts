@@ -7,7 +7,7 @@ import {
 } from "./context-messages.js";
 import { type ContextRepair, repairToolPairsOf } from "./context-repair.js";
 import type { CompactionEntry, SessionEntry } from "./entries.js";
-import type { SessionIndex, TreeNode } from "./session-index.js";
+import { NONE, type SessionIndex } from "./session-index.js";
 
 /** The model a context was last used with: the latest `model_change` or assistant message on the path. */
 export interface ContextModel {
@@ -39,15 +39,15 @@ export interface SessionContext {
 }
 
 /** The entries of a compaction's kept span (from `firstKeptEntryId` to its parent), computed once. */
-function keptSpan(index: SessionIndex, compaction: TreeNode, entry: CompactionEntry): readonly string[] {
-  const cached = index.keptSpans.get(entry.id);
+function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntry): readonly number[] {
+  const cached = index.keptSpans.get(compaction);
   if (cached !== undefined) return cached;
-  let span: string[] = [];
+  let span: number[] = [];
   if (entry.firstKeptEntryId !== entry.id) {
     let found = false;
-    for (let node = index.parentOf(compaction); node !== undefined; node = index.parentOf(node)) {
-      span.push(node.stored.id);
-      if (node.stored.id === entry.firstKeptEntryId) {
+    for (let node = index.parentOf(compaction); node !== NONE; node = index.parentOf(node)) {
+      span.push(node);
+      if (index.idOf(node) === entry.firstKeptEntryId) {
         found = true;
         break;
       }
@@ -61,7 +61,7 @@ function keptSpan(index: SessionIndex, compaction: TreeNode, entry: CompactionEn
       );
     }
   }
-  index.keptSpans.set(entry.id, span);
+  index.keptSpans.set(compaction, span);
   return span;
 }
 
@@ -96,8 +96,6 @@ function messageOf(entry: SessionEntry): SessionMessage | undefined {
   }
 }
 
-const CONTEXT_TYPES: ReadonlySet<string> = new Set(["message", "custom_message", "branch_summary"]);
-
 /**
  * Builds the context of the path that ends at `leafId` (seed 000, section 3):
  *
@@ -129,30 +127,29 @@ export function buildSessionContext(index: SessionIndex, leafId: string | null):
     compactionId: undefined,
     repairs: [],
   };
-  const leaf = leafId === null ? undefined : index.nodes.get(leafId);
+  const leaf = leafId === null ? undefined : index.orderOf(leafId);
   if (leaf === undefined) return context;
 
-  const tail: TreeNode[] = [];
-  let compaction: { node: TreeNode; entry: CompactionEntry } | undefined;
-  let anchor = leaf.compactionAnchor;
-  let node: TreeNode | undefined = leaf;
-  while (node !== undefined) {
-    if (node.stored.id === anchor) {
+  // The path from the leaf back to the latest (valid) compaction on it, or to the root.
+  const tail: number[] = [];
+  let compaction: { order: number; entry: CompactionEntry } | undefined;
+  let anchor = index.compactionAnchorOf(leaf);
+  for (let node = leaf; node !== NONE; node = index.parentOf(node)) {
+    if (node === anchor) {
       const entry = index.validEntry(node);
       if (entry?.type === "compaction") {
-        compaction = { node, entry };
+        compaction = { order: node, entry };
         break;
       }
-      anchor = index.parentOf(node)?.compactionAnchor;
+      const parent = index.parentOf(node);
+      anchor = parent === NONE ? NONE : index.compactionAnchorOf(parent);
     }
     tail.push(node);
-    node = index.parentOf(node);
   }
-  tail.reverse();
 
   const messages: SessionMessage[] = [];
   const entryIds: string[] = [];
-  let span: TreeNode[] = tail;
+  let kept: readonly number[] = [];
   if (compaction !== undefined) {
     const summary: CompactionSummaryMessage = {
       role: "compactionSummary",
@@ -163,54 +160,46 @@ export function buildSessionContext(index: SessionIndex, leafId: string | null):
     messages.push(summary);
     entryIds.push(compaction.entry.id);
     context.compactionId = compaction.entry.id;
-    const kept = keptSpan(index, compaction.node, compaction.entry);
-    span = [];
-    for (const id of kept) {
-      const keptNode = index.nodes.get(id);
-      if (keptNode !== undefined) span.push(keptNode);
-    }
-    for (const tailNode of tail) span.push(tailNode);
+    kept = keptSpan(index, compaction.order, compaction.entry);
   }
 
-  let lastAssistant: { order: number; model: ContextModel } | undefined;
-  for (const spanNode of span) {
-    if (!CONTEXT_TYPES.has(spanNode.stored.type)) continue;
-    const entry = index.validEntry(spanNode);
+  let lastAssistantOrder = NONE;
+  let lastAssistant: { provider: string; model: string } | undefined;
+  const visit = (node: number): void => {
+    const type = index.typeOf(node);
+    if (type !== "message" && type !== "custom_message" && type !== "branch_summary") return;
+    const entry = index.validEntry(node);
     const message = entry === undefined ? undefined : messageOf(entry);
-    if (message === undefined) continue;
+    if (message === undefined) return;
     messages.push(message);
-    entryIds.push(spanNode.stored.id);
+    entryIds.push(index.idOf(node));
     if (message.role === "assistant") {
-      lastAssistant = {
-        order: spanNode.order,
-        model: { provider: message.provider, modelId: message.model },
-      };
+      lastAssistantOrder = node;
+      lastAssistant = message;
     }
-  }
+  };
+  for (const node of kept) visit(node);
+  for (let position = tail.length - 1; position >= 0; position--) visit(tail[position] as number);
 
   let modelChange: { order: number; model: ContextModel } | undefined;
-  let settings = leaf.settingsAnchor;
+  let settings = index.settingsAnchorOf(leaf);
   while (
-    settings !== undefined &&
+    settings !== NONE &&
     (context.thinkingLevel === undefined ||
       modelChange === undefined ||
       context.activeToolNames === undefined)
   ) {
-    const settingsNode = index.nodes.get(settings);
-    if (settingsNode === undefined) break;
-    const entry = index.validEntry(settingsNode);
+    const entry = index.validEntry(settings);
     if (entry?.type === "thinking_level_change") context.thinkingLevel ??= entry.thinkingLevel;
     else if (entry?.type === "model_change") {
-      modelChange ??= {
-        order: settingsNode.order,
-        model: { provider: entry.provider, modelId: entry.modelId },
-      };
+      modelChange ??= { order: settings, model: { provider: entry.provider, modelId: entry.modelId } };
     } else if (entry?.type === "active_tools_change") context.activeToolNames ??= [...entry.activeToolNames];
-    settings = index.parentOf(settingsNode)?.settingsAnchor;
+    const parent = index.parentOf(settings);
+    settings = parent === NONE ? NONE : index.settingsAnchorOf(parent);
   }
   context.model =
-    lastAssistant !== undefined && (modelChange === undefined || lastAssistant.order > modelChange.order)
-      ? lastAssistant.model
+    lastAssistant !== undefined && (modelChange === undefined || lastAssistantOrder > modelChange.order)
+      ? { provider: lastAssistant.provider, modelId: lastAssistant.model }
       : modelChange?.model;
 
   const repaired = repairToolPairsOf(messages, entryIds);

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from "@arbor/ai-providers";
 import { StoredMessageSchema, UserContentBlockSchema } from "./message-schemas.js";
+import { stringOtherThan, timestampString } from "./schema-kinds.js";
 
 /**
  * TypeBox schemas of a session's lines (seed 000, section 6): line 1 is the header, every other line an
@@ -17,7 +18,7 @@ export const SessionHeaderSchema = Type.Object(
     type: Type.Literal("session"),
     version: Type.Number({ description: "Format version: 3. Version 1 files have no `version` field." }),
     id: Type.String({ description: "The session's id (a UUID when Arbor or the pi agent creates it)." }),
-    timestamp: Type.String({ format: "date-time", description: "Creation time, ISO 8601." }),
+    timestamp: timestampString("Creation time, ISO 8601."),
     cwd: Type.String({ description: "The working directory the session belongs to." }),
     parentSession: Type.Optional(
       Type.String({
@@ -40,7 +41,7 @@ const entryBase = {
   parentId: Type.Union([Type.String(), Type.Null()], {
     description: "The entry this one continues; `null` for a root.",
   }),
-  timestamp: Type.String({ format: "date-time", description: "When the entry was written, ISO 8601." }),
+  timestamp: timestampString("When the entry was written, ISO 8601."),
 };
 
 function entrySchema<T extends string, P extends Record<string, TSchema>>(
@@ -197,7 +198,7 @@ export type KnownEntryType = (typeof KNOWN_ENTRY_TYPES)[number];
 
 /** An entry of a type this version does not know: valid, kept and written back unchanged. */
 export const UnknownSessionEntrySchema = Type.Object(
-  { type: Type.String({ not: { enum: [...KNOWN_ENTRY_TYPES] } }), ...entryBase },
+  { type: stringOtherThan(KNOWN_ENTRY_TYPES), ...entryBase },
   {
     title: "UnknownEntry",
     description:

@@ -5,7 +5,7 @@ import {
   type SessionHeader,
 } from "./entries.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
-import type { SessionIndex } from "./session-index.js";
+import { NONE, type SessionIndex } from "./session-index.js";
 import type { ForkOptions } from "./session-options.js";
 import type { SessionStore } from "./store.js";
 
@@ -24,14 +24,14 @@ export async function forkSession(
   options: ForkOptions,
   now: () => Date,
 ): Promise<{ header: SessionHeader; entries: SessionEntry[] }> {
-  const path = index.path(entryId);
+  const path = index.path(index.orderOf(entryId) ?? NONE);
   if (options.position === "before") path.pop();
 
   const entries: SessionEntry[] = [];
   const copied = new Set<string>();
   const copiedLabels = new Map<string, string>();
-  for (const node of path) {
-    const entry = index.entry(node);
+  for (const order of path) {
+    const entry = index.entry(order);
     if (entry === undefined) continue;
     entries.push(structuredClone(entry));
     copied.add(entry.id);

@@ -104,7 +104,7 @@ export {
   type SessionMigration,
   sessionVersionOf,
 } from "./migrations.js";
-export { checkSchema, type SchemaIssue } from "./schema-check.js";
+export { checkSchema, type SchemaIssue } from "./schema-issues.js";
 export { Session } from "./session.js";
 export type {
   AppendableMessage,

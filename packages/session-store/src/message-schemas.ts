@@ -1,4 +1,5 @@
 import { type Static, Type } from "@arbor/ai-providers";
+import { stringOtherThan } from "./schema-kinds.js";
 
 /**
  * TypeBox schemas of the messages stored in `message` entries, field for field those of the pi agent's
@@ -192,7 +193,7 @@ export const KNOWN_MESSAGE_ROLES = ["user", "assistant", "toolResult", "custom",
 /** A message of a role this version does not know: kept and passed through unchanged. */
 export const OtherRoleMessageSchema = Type.Object(
   {
-    role: Type.String({ not: { enum: [...KNOWN_MESSAGE_ROLES] } }),
+    role: stringOtherThan(KNOWN_MESSAGE_ROLES),
   },
   {
     title: "OtherRoleMessage",

@@ -1,6 +1,6 @@
 import type { SessionEntry } from "./entries.js";
 import type { StoredEntry } from "./store.js";
-import { validateSessionEntry } from "./validate.js";
+import { isValidSessionEntry, validateSessionEntry } from "./validate.js";
 
 /** Entry types that set the model, thinking level or active tools from their point of the path on. */
 const SETTINGS_TYPES: ReadonlySet<string> = new Set([
@@ -9,90 +9,191 @@ const SETTINGS_TYPES: ReadonlySet<string> = new Set([
   "active_tools_change",
 ]);
 
-/** Parse state of a node's entry: not read yet, read and valid, or unreadable / invalid. */
-type ParseState = "unread" | "valid" | "invalid";
+/** Parse state of an entry: not read yet, read and valid, or unreadable / invalid. */
+const UNREAD = 0;
+const VALID = 1;
+const INVALID = 2;
 
-/** One entry of the tree index. Only the tree fields are read when it is added. */
-export interface TreeNode {
-  readonly stored: StoredEntry;
-  /** Position in append order. */
-  readonly order: number;
-  /**
-   * The parent in the tree: `parentId` when it names an entry appended earlier, else `null` (a root).
-   * Links only point backwards in append order, so no walk can loop.
-   */
-  readonly treeParentId: string | null;
-  /** Children in append order (created on the first child). */
-  children: string[] | undefined;
-  /** The nearest `compaction` among this entry and its ancestors. */
-  readonly compactionAnchor: string | undefined;
-  /** The nearest settings entry (thinking level, model, active tools) among this entry and its ancestors. */
-  readonly settingsAnchor: string | undefined;
-  parse: ParseState;
-  value: SessionEntry | undefined;
-}
+/** "No node": the parent of a root, the anchor of a node with none. */
+export const NONE = -1;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function grown(array: Int32Array, capacity: number): Int32Array {
+  const next = new Int32Array(capacity);
+  next.set(array);
+  return next;
+}
+
 /**
- * The tree over a session's entries: nodes by id, children, roots, labels, the name and the leaf. Adding
- * an entry costs O(1) and reads only its tree fields, except for the small entries whose effect is
- * global (`label`, `session_info`, `leaf`), which are parsed on the spot. Message bodies are parsed
- * only when someone asks for them.
+ * The tree over a session's entries. A node is an entry's position in append order (its "order"); what
+ * the tree knows of each lives in parallel arrays (typed arrays for the links), with one map from id to
+ * order — no object per entry, so indexing a 60k-entry session allocates almost nothing besides the map.
+ *
+ * Adding an entry costs O(1) and reads only its tree fields, except for the small entries whose effect
+ * is global (`label`, `session_info`, `leaf`), which are parsed on the spot. Bodies are parsed only when
+ * someone asks for them. Links only point backwards in append order, so no walk can loop.
  */
 export class SessionIndex {
-  readonly nodes = new Map<string, TreeNode>();
-  readonly roots: string[] = [];
+  /** Number of entries. */
+  size = 0;
   readonly labels = new Map<string, string>();
   readonly warnings: string[] = [];
-  /** The kept span (entry ids, path order) of each compaction, computed once. */
-  readonly keptSpans = new Map<string, readonly string[]>();
+  /** The kept span (orders, path order) of each compaction (by its order), computed once. */
+  readonly keptSpans = new Map<number, readonly number[]>();
   name: string | undefined;
   leafId: string | null = null;
   lastEntryId: string | null = null;
 
-  /** Adds the next entry in append order; `trusted` marks an entry this process built (not re-validated). */
-  add(stored: StoredEntry, trusted = false): TreeNode | undefined {
-    const { id, type, parentId } = stored;
-    if (this.nodes.has(id)) {
-      this.warnings.push(`Entry "${id}" (${type}) repeats an earlier entry's id; the later one is ignored.`);
-      return undefined;
-    }
-    let parent = parentId === null ? undefined : this.nodes.get(parentId);
-    if (parentId !== null && parent === undefined) {
-      this.warnings.push(
-        `Entry "${id}" (${type}) names parent "${parentId}", which does not come before it; it is treated as a root.`,
-      );
-      parent = undefined;
-    }
-    const node: TreeNode = {
-      stored,
-      order: this.nodes.size,
-      treeParentId: parent === undefined ? null : parentId,
-      children: undefined,
-      compactionAnchor: type === "compaction" ? id : parent?.compactionAnchor,
-      settingsAnchor: SETTINGS_TYPES.has(type) ? id : parent?.settingsAnchor,
-      parse: trusted ? "valid" : "unread",
-      value: trusted ? stored.entry() : undefined,
-    };
-    this.nodes.set(id, node);
-    if (parent === undefined) this.roots.push(id);
-    else if (parent.children === undefined) parent.children = [id];
-    else parent.children.push(id);
-    this.lastEntryId = id;
-    this.leafId = id;
-    this.applyGlobalEffect(node);
-    return node;
+  private readonly byId = new Map<string, number>();
+  /** The entries, by order. */
+  private readonly stored: StoredEntry[] = [];
+  /** The parsed entries, by order, once read (a store's `entry()` is asked once per entry). */
+  private readonly values: (SessionEntry | undefined)[] = [];
+  private states: Uint8Array;
+  /** The parent in the tree: `parentId` when it names an entry appended earlier, else {@link NONE}. */
+  private parents: Int32Array;
+  /** The nearest `compaction` among the node and its ancestors. */
+  private compactionAnchors: Int32Array;
+  /** The nearest settings entry (thinking level, model, active tools) among the node and its ancestors. */
+  private settingsAnchors: Int32Array;
+  private firstChildren: Int32Array;
+  private lastChildren: Int32Array;
+  private nextSiblings: Int32Array;
+  private firstRoot = NONE;
+  private lastRoot = NONE;
+
+  /** @param capacity - the number of entries expected (the arrays grow as needed) */
+  constructor(capacity = 64) {
+    const size = Math.max(16, capacity);
+    this.states = new Uint8Array(size);
+    this.parents = new Int32Array(size);
+    this.compactionAnchors = new Int32Array(size);
+    this.settingsAnchors = new Int32Array(size);
+    this.firstChildren = new Int32Array(size);
+    this.lastChildren = new Int32Array(size);
+    this.nextSiblings = new Int32Array(size);
   }
 
-  private applyGlobalEffect(node: TreeNode): void {
-    const type = node.stored.type;
-    if (type !== "label" && type !== "session_info" && type !== "leaf") return;
-    const entry = this.validEntry(node);
+  /** The order of an entry, or undefined for an unknown id. */
+  orderOf(id: string): number | undefined {
+    return this.byId.get(id);
+  }
+
+  /** True when the session holds an entry with this id. */
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  idOf(order: number): string {
+    return (this.stored[order] as StoredEntry).id;
+  }
+
+  typeOf(order: number): string {
+    return (this.stored[order] as StoredEntry).type;
+  }
+
+  /** The parent's order, or {@link NONE} for a root. */
+  parentOf(order: number): number {
+    return this.parents[order] as number;
+  }
+
+  compactionAnchorOf(order: number): number {
+    return this.compactionAnchors[order] as number;
+  }
+
+  settingsAnchorOf(order: number): number {
+    return this.settingsAnchors[order] as number;
+  }
+
+  /** The children of a node ({@link NONE}: the roots), in append order. */
+  children(order: number): number[] {
+    const children: number[] = [];
+    let child = order === NONE ? this.firstRoot : (this.firstChildren[order] as number);
+    for (; child !== NONE; child = this.nextSiblings[child] as number) children.push(child);
+    return children;
+  }
+
+  /** The nodes from the root to `order` (inclusive). */
+  path(order: number): number[] {
+    const path: number[] = [];
+    for (let node = order; node !== NONE; node = this.parents[node] as number) path.push(node);
+    return path.reverse();
+  }
+
+  /** Adds the next entry in append order; `trusted` marks an entry this process built (not re-validated). */
+  add(stored: StoredEntry, trusted = false): void {
+    const { id, type, parentId } = stored;
+    if (this.byId.has(id)) {
+      this.warnings.push(`Entry "${id}" (${type}) repeats an earlier entry's id; the later one is ignored.`);
+      return;
+    }
+    const order = this.size;
+    let parent = NONE;
+    if (parentId !== null) {
+      // In a linear stretch the parent is the previous entry: no map lookup.
+      parent =
+        order > 0 && (this.stored[order - 1] as StoredEntry).id === parentId
+          ? order - 1
+          : (this.byId.get(parentId) ?? NONE);
+      if (parent === NONE) {
+        this.warnings.push(
+          `Entry "${id}" (${type}) names parent "${parentId}", which does not come before it; it is treated as a root.`,
+        );
+      }
+    }
+    if (order === this.parents.length) this.grow();
+    this.byId.set(id, order);
+    this.stored.push(stored);
+    this.values.push(trusted ? stored.entry() : undefined);
+    this.states[order] = trusted ? VALID : UNREAD;
+    this.parents[order] = parent;
+    this.compactionAnchors[order] =
+      type === "compaction" ? order : parent === NONE ? NONE : (this.compactionAnchors[parent] as number);
+    this.settingsAnchors[order] = SETTINGS_TYPES.has(type)
+      ? order
+      : parent === NONE
+        ? NONE
+        : (this.settingsAnchors[parent] as number);
+    this.firstChildren[order] = NONE;
+    this.lastChildren[order] = NONE;
+    this.nextSiblings[order] = NONE;
+    if (parent === NONE) {
+      if (this.lastRoot === NONE) this.firstRoot = order;
+      else this.nextSiblings[this.lastRoot] = order;
+      this.lastRoot = order;
+    } else {
+      const last = this.lastChildren[parent] as number;
+      if (last === NONE) this.firstChildren[parent] = order;
+      else this.nextSiblings[last] = order;
+      this.lastChildren[parent] = order;
+    }
+    this.size = order + 1;
+    this.lastEntryId = id;
+    this.leafId = id;
+    if (type === "label" || type === "session_info" || type === "leaf") this.applyGlobalEffect(order);
+  }
+
+  private grow(): void {
+    const capacity = this.parents.length * 2;
+    const states = new Uint8Array(capacity);
+    states.set(this.states);
+    this.states = states;
+    this.parents = grown(this.parents, capacity);
+    this.compactionAnchors = grown(this.compactionAnchors, capacity);
+    this.settingsAnchors = grown(this.settingsAnchors, capacity);
+    this.firstChildren = grown(this.firstChildren, capacity);
+    this.lastChildren = grown(this.lastChildren, capacity);
+    this.nextSiblings = grown(this.nextSiblings, capacity);
+  }
+
+  private applyGlobalEffect(order: number): void {
+    const entry = this.validEntry(order);
+    const parent = this.parents[order] as number;
     if (entry === undefined) {
-      if (type === "leaf") this.leafId = node.treeParentId;
+      if (this.typeOf(order) === "leaf") this.leafId = parent === NONE ? null : this.idOf(parent);
       return;
     }
     if (entry.type === "label") {
@@ -101,58 +202,52 @@ export class SessionIndex {
     } else if (entry.type === "session_info") {
       if (entry.name !== undefined) this.name = entry.name.trim() === "" ? undefined : entry.name.trim();
     } else if (entry.type === "leaf") {
-      if (entry.targetId === null || this.nodes.has(entry.targetId)) this.leafId = entry.targetId;
+      if (entry.targetId === null || this.byId.has(entry.targetId)) this.leafId = entry.targetId;
       else {
         this.warnings.push(
           `Leaf entry "${entry.id}" moves to "${entry.targetId}", which does not exist; the leaf stays at its parent.`,
         );
-        this.leafId = node.treeParentId;
+        this.leafId = parent === NONE ? null : this.idOf(parent);
       }
     }
   }
 
-  /** The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read. */
-  entry(node: TreeNode): SessionEntry | undefined {
-    if (node.value !== undefined || node.parse === "invalid") return node.value;
+  /**
+   * The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read (an
+   * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}).
+   */
+  entry(order: number): SessionEntry | undefined {
+    const value = this.values[order];
+    if (value !== undefined || this.states[order] === INVALID) return value;
+    const stored = this.stored[order] as StoredEntry;
     try {
-      node.value = node.stored.entry();
+      const parsed = stored.entry();
+      this.values[order] = parsed;
+      return parsed;
     } catch (error) {
-      node.parse = "invalid";
-      this.warnings.push(
-        `Entry "${node.stored.id}" (${node.stored.type}) cannot be read: ${errorText(error)}`,
-      );
+      this.states[order] = INVALID;
+      this.warnings.push(`Entry "${stored.id}" (${stored.type}) cannot be read: ${errorText(error)}`);
+      return undefined;
     }
-    return node.value;
   }
 
   /**
    * The entry when it is valid for its type (see `validateSessionEntry`), else undefined — reported once
    * in {@link warnings}. What the context is built from.
    */
-  validEntry(node: TreeNode): SessionEntry | undefined {
-    if (node.parse === "valid") return node.value;
-    if (node.parse === "invalid") return undefined;
-    const value = this.entry(node);
+  validEntry(order: number): SessionEntry | undefined {
+    const state = this.states[order];
+    if (state === VALID) return this.values[order];
+    if (state === INVALID) return undefined;
+    const value = this.entry(order);
     if (value === undefined) return undefined;
-    const result = validateSessionEntry(value);
-    if (result.ok) {
-      node.parse = "valid";
+    if (isValidSessionEntry(value)) {
+      this.states[order] = VALID;
       return value;
     }
-    node.parse = "invalid";
-    this.warnings.push(`${result.message}. It is left out of the context.`);
+    this.states[order] = INVALID;
+    const result = validateSessionEntry(value);
+    this.warnings.push(`${result.ok ? "Entry is invalid" : result.message}. It is left out of the context.`);
     return undefined;
-  }
-
-  /** The parent node in the tree. */
-  parentOf(node: TreeNode): TreeNode | undefined {
-    return node.treeParentId === null ? undefined : this.nodes.get(node.treeParentId);
-  }
-
-  /** The nodes from the root to `id` (inclusive). */
-  path(id: string): TreeNode[] {
-    const path: TreeNode[] = [];
-    for (let node = this.nodes.get(id); node !== undefined; node = this.parentOf(node)) path.push(node);
-    return path.reverse();
   }
 }

@@ -1,5 +1,5 @@
 import type { SessionEntry } from "./entries.js";
-import type { SessionIndex, TreeNode } from "./session-index.js";
+import { NONE, type SessionIndex } from "./session-index.js";
 
 /** An entry of a session as the tree sees it: the tree fields at hand, the full entry on demand. */
 export interface SessionEntryRef {
@@ -18,27 +18,29 @@ export interface SessionTreeNode extends SessionEntryRef {
   readonly children: SessionTreeNode[];
 }
 
-/** The reference of one node. */
-export function refOf(index: SessionIndex, node: TreeNode): SessionEntryRef {
+/** The reference of one node (by its order). */
+export function refOf(index: SessionIndex, order: number): SessionEntryRef {
+  const id = index.idOf(order);
+  const parent = index.parentOf(order);
   return {
-    id: node.stored.id,
-    type: node.stored.type,
-    parentId: node.treeParentId,
-    label: index.labels.get(node.stored.id),
-    entry: () => index.entry(node),
+    id,
+    type: index.typeOf(order),
+    parentId: parent === NONE ? null : index.idOf(parent),
+    label: index.labels.get(id),
+    entry: () => index.entry(order),
   };
 }
 
 /** The whole tree: its roots, each with its descendants. O(entries); parses nothing. */
 export function buildTree(index: SessionIndex): SessionTreeNode[] {
-  const byId = new Map<string, SessionTreeNode>();
+  const nodes: SessionTreeNode[] = [];
   const roots: SessionTreeNode[] = [];
-  for (const node of index.nodes.values()) {
-    const treeNode: SessionTreeNode = { ...refOf(index, node), children: [] };
-    byId.set(node.stored.id, treeNode);
-    const parent = node.treeParentId === null ? undefined : byId.get(node.treeParentId);
-    if (parent === undefined) roots.push(treeNode);
-    else parent.children.push(treeNode);
+  for (let order = 0; order < index.size; order++) {
+    const treeNode: SessionTreeNode = { ...refOf(index, order), children: [] };
+    nodes.push(treeNode);
+    const parent = index.parentOf(order);
+    if (parent === NONE) roots.push(treeNode);
+    else (nodes[parent] as SessionTreeNode).children.push(treeNode);
   }
   return roots;
 }

@@ -20,7 +20,7 @@ import { SessionEntryNotFoundError, UnsupportedSessionVersionError } from "./err
 import { forkSession } from "./fork.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
 import type { StoredMessage } from "./message-schemas.js";
-import { SessionIndex } from "./session-index.js";
+import { NONE, SessionIndex } from "./session-index.js";
 import type {
   AppendableMessage,
   BranchSummaryInput,
@@ -51,7 +51,7 @@ function heldEntry(entry: SessionEntry): StoredEntry {
  * in one atomic batch guarded by `expectedLastEntryId` — the save point.
  */
 export class Session {
-  private readonly index = new SessionIndex();
+  private readonly index: SessionIndex;
   private readonly pending: SessionEntry[] = [];
   private lastStoredEntryId: string | null = null;
   private flushChain: Promise<void> = Promise.resolve();
@@ -66,6 +66,7 @@ export class Session {
     options: SessionOptions | undefined,
   ) {
     this.now = options?.now ?? (() => new Date());
+    this.index = new SessionIndex(stored.entries.length + 64);
     this.index.warnings.push(...stored.warnings);
     for (const entry of stored.entries) this.index.add(entry);
     this.lastStoredEntryId = stored.entries.at(-1)?.id ?? null;
@@ -146,18 +147,18 @@ export class Session {
 
   /** Number of entries (stored and pending). */
   get entryCount(): number {
-    return this.index.nodes.size;
+    return this.index.size;
   }
 
   /** True when the session holds an entry with this id. */
   has(entryId: string): boolean {
-    return this.index.nodes.has(entryId);
+    return this.index.has(entryId);
   }
 
   /** The full entry (parsed on first use), or undefined when unknown or unreadable. */
   getEntry(entryId: string): SessionEntry | undefined {
-    const node = this.index.nodes.get(entryId);
-    return node === undefined ? undefined : this.index.entry(node);
+    const order = this.index.orderOf(entryId);
+    return order === undefined ? undefined : this.index.entry(order);
   }
 
   /** The current label of an entry. */
@@ -167,8 +168,9 @@ export class Session {
 
   /** The children of an entry (`null`: the roots), in append order. Parses nothing. */
   children(entryId: string | null): SessionEntryRef[] {
-    const ids = entryId === null ? this.index.roots : (this.index.nodes.get(entryId)?.children ?? []);
-    return ids.map((id) => refOf(this.index, this.nodeOf(id)));
+    const order = entryId === null ? NONE : this.index.orderOf(entryId);
+    if (order === undefined) return [];
+    return this.index.children(order).map((child) => refOf(this.index, child));
   }
 
   /** The whole tree, roots first, children in append order. O(entries); parses nothing. */
@@ -179,8 +181,7 @@ export class Session {
   /** The path from the root to `leafId` (default: the current leaf), as references. Parses nothing. */
   getPath(leafId: string | null = this.leafId): SessionEntryRef[] {
     if (leafId === null) return [];
-    this.nodeOf(leafId);
-    return this.index.path(leafId).map((node) => refOf(this.index, node));
+    return this.index.path(this.nodeOf(leafId)).map((order) => refOf(this.index, order));
   }
 
   /**
@@ -225,9 +226,12 @@ export class Session {
    * `firstKeptEntryId`. Throws `SessionEntryNotFoundError` when that entry is not on the current path.
    */
   appendCompaction(input: CompactionInput): CompactionEntry {
-    const onPath =
-      this.leafId !== null &&
-      this.index.path(this.leafId).some((node) => node.stored.id === input.firstKeptEntryId);
+    let onPath = false;
+    const index = this.index;
+    const leaf = this.leafId === null ? undefined : index.orderOf(this.leafId);
+    for (let order = leaf ?? NONE; order !== NONE && !onPath; order = index.parentOf(order)) {
+      onPath = index.idOf(order) === input.firstKeptEntryId;
+    }
     if (!onPath) throw new SessionEntryNotFoundError(this.id, input.firstKeptEntryId);
     const entry: CompactionEntry = {
       type: "compaction",
@@ -375,7 +379,7 @@ export class Session {
 
   private base(): { id: string; parentId: string | null; timestamp: string } {
     return {
-      id: generateEntryId(this.index.nodes),
+      id: generateEntryId(this.index),
       parentId: this.leafId,
       timestamp: this.now().toISOString(),
     };
@@ -404,9 +408,10 @@ export class Session {
     return entry;
   }
 
-  private nodeOf(entryId: string) {
-    const node = this.index.nodes.get(entryId);
-    if (node === undefined) throw new SessionEntryNotFoundError(this.id, entryId);
-    return node;
+  /** The order of an entry in the index; throws `SessionEntryNotFoundError` for an unknown id. */
+  private nodeOf(entryId: string): number {
+    const order = this.index.orderOf(entryId);
+    if (order === undefined) throw new SessionEntryNotFoundError(this.id, entryId);
+    return order;
   }
 }

@@ -1,26 +1,44 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { TypeCheck } from "@sinclair/typebox/compiler";
 import {
   ENTRY_SCHEMAS,
-  isKnownEntryType,
+  KNOWN_ENTRY_TYPES,
   type SessionEntry,
   type SessionHeader,
   SessionHeaderSchema,
   UnknownSessionEntrySchema,
 } from "./entries.js";
-import { checkSchema, type SchemaIssue } from "./schema-check.js";
-import { compileSchema } from "./schema-compile.js";
+import { compiledCheck, issuesOf, type SchemaIssue } from "./schema-issues.js";
 
 /** The outcome of validating one line: the typed value, or a message that names what is wrong. */
 export type SessionValidationResult<T> =
   | { ok: true; value: T }
   | { ok: false; message: string; issues: SchemaIssue[] };
 
-function summarize(subject: string, issues: SchemaIssue[]): string {
-  const listed = issues.map((issue) => `${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`);
-  return `${subject} is invalid: ${listed.join("; ")}`;
-}
+/** The compiled check of each known entry type, by `type`, and of entries of unknown types. */
+let entryChecks: Map<string, TypeCheck<TSchema>> | undefined;
+let unknownEntryCheck: TypeCheck<TSchema> | undefined;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The compiled check for an entry's `type` (compiled on first use, once per type). */
+function entryCheckFor(value: unknown): TypeCheck<TSchema> {
+  if (entryChecks === undefined) {
+    entryChecks = new Map(KNOWN_ENTRY_TYPES.map((type) => [type, compiledCheck(ENTRY_SCHEMAS[type])]));
+    unknownEntryCheck = compiledCheck(UnknownSessionEntrySchema);
+  }
+  const type = isRecord(value) ? value.type : undefined;
+  return (
+    (typeof type === "string" ? entryChecks.get(type) : undefined) ??
+    (unknownEntryCheck as TypeCheck<TSchema>)
+  );
+}
+
+function summarize(subject: string, issues: SchemaIssue[]): string {
+  const listed = issues.map((issue) => `${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`);
+  return `${subject} is invalid: ${listed.join("; ")}`;
 }
 
 /**
@@ -30,29 +48,40 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * fields kept). A version-1 header (no `version`) is invalid here: migrate it first.
  */
 export function validateSessionHeader(value: unknown): SessionValidationResult<SessionHeader> {
-  if (compileSchema(SessionHeaderSchema)(value)) return { ok: true, value: value as SessionHeader };
-  const issues = checkSchema(SessionHeaderSchema, value);
-  if (issues.length === 0) return { ok: true, value: value as SessionHeader };
+  const check = compiledCheck(SessionHeaderSchema);
+  if (check.Check(value)) return { ok: true, value: value as SessionHeader };
+  const issues = issuesOf(check, value);
   return { ok: false, message: summarize("Session header", issues), issues };
 }
 
 /**
- * Validates an entry line against the schema of its `type`; an entry of a type this version does not
- * know only needs the common fields (`type`, `id`, `parentId`, `timestamp`) and is valid.
+ * True when an entry is valid for its `type` (see {@link validateSessionEntry}): one call of the type's
+ * compiled check, with nothing allocated — what reading a session runs on every entry of a context.
+ *
+ * Contract: never throws and never mutates `value`.
+ */
+export function isValidSessionEntry(value: unknown): value is SessionEntry {
+  return entryCheckFor(value).Check(value);
+}
+
+/**
+ * Validates an entry line against the schema of its `type` (TypeBox's compiled check, compiled once per
+ * type); an entry of a type this version does not know only needs the common fields (`type`, `id`,
+ * `parentId`, `timestamp`) and is valid.
  *
  * Contract: never throws and never mutates `value`; on success `value` is returned as is (unknown
- * fields kept). A valid entry costs one pass of a compiled test (a fraction of parsing it). The
- * message names the entry (`Entry "ab12cd34" (message)`) and each problem's JSON pointer, e.g.
- * `/message/usage: required property missing`.
+ * fields kept). A valid entry costs one pass of a compiled check (a fraction of parsing it). The
+ * message names the entry (`Entry "ab12cd34" (message)`) and each problem's JSON pointer, what was
+ * expected and what was found, e.g. `/message/usage/output: required property missing (expected
+ * number)`.
  */
 export function validateSessionEntry(value: unknown): SessionValidationResult<SessionEntry> {
-  const type = isRecord(value) && typeof value.type === "string" ? value.type : undefined;
-  const schema =
-    type !== undefined && isKnownEntryType(type) ? ENTRY_SCHEMAS[type] : UnknownSessionEntrySchema;
-  if (compileSchema(schema)(value)) return { ok: true, value: value as SessionEntry };
-  const issues = checkSchema(schema, value);
-  if (issues.length === 0) return { ok: true, value: value as SessionEntry };
-  const id = isRecord(value) && typeof value.id === "string" ? ` "${value.id}"` : "";
+  const check = entryCheckFor(value);
+  if (check.Check(value)) return { ok: true, value: value as SessionEntry };
+  const issues = issuesOf(check, value);
+  const record: Record<string, unknown> = isRecord(value) ? value : {};
+  const type = typeof record.type === "string" ? record.type : undefined;
+  const id = typeof record.id === "string" ? ` "${record.id}"` : "";
   const subject = `Entry${id}${type === undefined ? "" : ` (${type})`}`;
   return { ok: false, message: summarize(subject, issues), issues };
 }

@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkSchema, KNOWN_ENTRY_TYPES, sessionFormatJsonSchema } from "../src/index.js";
+import {
+  checkSchema,
+  ENTRY_SCHEMAS,
+  KNOWN_ENTRY_TYPES,
+  SessionHeaderSchema,
+  sessionFormatJsonSchema,
+  UnknownSessionEntrySchema,
+} from "../src/index.js";
 import { PI_FIXTURES } from "./helpers.js";
 import { SCHEMA_PATH } from "./write-json-schema.js";
 
@@ -38,16 +45,31 @@ describe("docs/session-format.schema.json", () => {
   });
 
   it("validates every line of the pi fixtures by its definition", () => {
+    // Each definition is the JSON form of a TypeBox schema; the values are checked with that schema
+    // (checkSchema needs TypeBox's kinds, which the JSON form has lost).
     const definitions = sessionFormatJsonSchema().$defs as Record<string, unknown>;
+    const typeBoxOf = (type: string) =>
+      type === "session"
+        ? SessionHeaderSchema
+        : (ENTRY_SCHEMAS[type as keyof typeof ENTRY_SCHEMAS] ?? UnknownSessionEntrySchema);
     for (const name of ["01-plain-chat.anthropic.jsonl", "08-branch-with-branch-summary.anthropic.jsonl"]) {
       for (const line of readFileSync(join(PI_FIXTURES, name), "utf8").split("\n").filter(Boolean)) {
         const value = JSON.parse(line) as { type: string };
-        const definition = definitions[DEFINITION_OF[value.type] ?? "UnknownEntry"];
-        expect(checkSchema(definition, value)).toEqual([]);
+        const schema = typeBoxOf(value.type);
+        expect(definitions[DEFINITION_OF[value.type] ?? "UnknownEntry"]).toEqual(
+          JSON.parse(JSON.stringify(schema)),
+        );
+        expect(checkSchema(schema, value)).toEqual([]);
       }
     }
     const unknown = { type: "x-future", id: "a", parentId: null, timestamp: "t" };
-    expect(checkSchema(definitions.UnknownEntry, unknown)).toEqual([]);
-    expect(checkSchema(definitions.UnknownEntry, { ...unknown, type: "message" })).toHaveLength(1);
+    expect(checkSchema(UnknownSessionEntrySchema, unknown)).toEqual([]);
+    expect(checkSchema(UnknownSessionEntrySchema, { ...unknown, type: "message" })).toEqual([
+      {
+        path: "/type",
+        message: `expected a string other than ${KNOWN_ENTRY_TYPES.map((type) => JSON.stringify(type)).join(", ")}, received string "message"`,
+      },
+    ]);
+    expect(() => checkSchema(definitions.UnknownEntry, unknown)).toThrow(/Not a TypeBox schema/);
   });
 });
