@@ -1,70 +1,16 @@
-import type {
-  BranchSummaryMessage,
-  CompactionSummaryMessage,
-  CustomMessage,
-  SessionEntry,
-  SessionMessage,
+import {
+  compactionSummaryMessage,
+  entryMessage,
+  type SessionEntry,
+  type SessionMessage,
 } from "@arbor/session-store";
+
+export { compactionSummaryMessage, entryMessage };
 
 /**
  * How compaction sees a session's entries: which ones put a message into the model's context (the same
  * rule as `Session.buildContext`), and which of those may start the kept part of a compaction.
  */
-
-/** Epoch milliseconds of an ISO timestamp; 0 when it cannot be read. */
-export function epochMilliseconds(timestamp: string): number {
-  const value = Date.parse(timestamp);
-  return Number.isNaN(value) ? 0 : value;
-}
-
-/**
- * The context message of an entry, as `Session.buildContext` would produce it: a `message` entry's
- * message, a `custom_message` as a `custom` message, a non-empty `branch_summary` as a `branchSummary`
- * message; undefined for every other entry (settings, labels, leaf moves, `custom`, compactions).
- */
-export function entryMessage(entry: SessionEntry): SessionMessage | undefined {
-  switch (entry.type) {
-    case "message":
-      return entry.message as SessionMessage;
-    case "custom_message": {
-      const message: CustomMessage = {
-        role: "custom",
-        customType: entry.customType,
-        content: entry.content,
-        display: entry.display,
-        timestamp: epochMilliseconds(entry.timestamp),
-      };
-      if (entry.details !== undefined) message.details = entry.details;
-      return message;
-    }
-    case "branch_summary": {
-      if (entry.summary === "") return undefined;
-      const message: BranchSummaryMessage = {
-        role: "branchSummary",
-        summary: entry.summary,
-        fromId: entry.fromId,
-        timestamp: epochMilliseconds(entry.timestamp),
-      };
-      return message;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** The `compactionSummary` message of a compaction entry (what the model sees in its place). */
-export function compactionSummaryMessage(entry: {
-  summary: string;
-  tokensBefore: number;
-  timestamp: string;
-}): CompactionSummaryMessage {
-  return {
-    role: "compactionSummary",
-    summary: entry.summary,
-    tokensBefore: entry.tokensBefore,
-    timestamp: epochMilliseconds(entry.timestamp),
-  };
-}
 
 /** Roles that open a turn: the user (or the application on the user's behalf) speaks. */
 const TURN_START_ROLES: ReadonlySet<string> = new Set(["user", "bashExecution", "custom"]);

@@ -5,18 +5,18 @@
  */
 import { closeSync, fstatSync, openSync, type Stats, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
+import {
+  compareListing,
+  decodeListingCursor,
+  encodeListingCursor,
+  type ListingCursor,
+} from "@arbor/session-store";
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles } from "./layout.js";
 import { readHeader, summarizeTail } from "./tail-summary.js";
 
 /** Default page size. */
 const DEFAULT_PAGE_SIZE = 50;
-
-/** A listing position: after this session. */
-interface Cursor {
-  updatedAt: string;
-  id: string;
-}
 
 /** Summaries already read, by path, valid while the file's size, mtime and inode are unchanged. */
 export type SummaryCache = Map<string, { key: string; summary: SessionSummary }>;
@@ -39,7 +39,7 @@ export function listSessionFiles(
   if (!Number.isInteger(limit) || limit < 1) {
     throw new InvalidStoreArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
   }
-  const after = query?.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
   const cwd = query?.cwd;
   const candidates: SessionSummary[] = [];
   const seen = new Set<string>();
@@ -61,7 +61,7 @@ export function listSessionFiles(
   const sessions = candidates.slice(0, limit);
   const last = sessions.at(-1);
   if (candidates.length <= limit || last === undefined) return { sessions };
-  return { sessions, nextCursor: encodeCursor({ updatedAt: last.updatedAt, id: last.id }) };
+  return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
 }
 
 function summarize(
@@ -111,32 +111,4 @@ function summarize(
 
 function cacheKey(stat: Stats): string {
   return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-}
-
-function time(timestamp: string): number {
-  const value = Date.parse(timestamp);
-  return Number.isNaN(value) ? 0 : value;
-}
-
-/** Newest activity first; ties by id, so the order (and a cursor) is total. */
-function compareListing(a: Cursor, b: Cursor): number {
-  return time(b.updatedAt) - time(a.updatedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
-}
-
-function decodeCursor(text: string): Cursor {
-  try {
-    const value = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Partial<Cursor>;
-    if (typeof value.updatedAt === "string" && typeof value.id === "string") {
-      return { updatedAt: value.updatedAt, id: value.id };
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new InvalidStoreArgumentError(
-    `Invalid listSessions cursor ${JSON.stringify(text)}: pass a nextCursor it returned.`,
-  );
 }

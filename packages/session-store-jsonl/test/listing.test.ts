@@ -84,9 +84,10 @@ describe("listSessions", () => {
     const slashes = await page(store, { limit: 2, cwd: "/a/b" });
     expect(slashes.flat().map((summary) => summary.id)).toEqual(["s6", "s4", "s2", "s0"]);
     expect((await store.listSessions({ cwd: "/nowhere" })).sessions).toEqual([]);
-    await expect(store.listSessions({ cursor: "not-a-cursor" })).rejects.toBeInstanceOf(
-      InvalidStoreArgumentError,
-    );
+    await expect(store.listSessions({ cursor: "not-a-cursor" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/Invalid listSessions cursor/),
+    });
     await expect(store.listSessions({ limit: 0 })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 

@@ -1,12 +1,7 @@
-import {
-  type BranchSummaryMessage,
-  type CompactionSummaryMessage,
-  type CustomMessage,
-  epochMilliseconds,
-  type SessionMessage,
-} from "./context-messages.js";
+import type { SessionMessage } from "./context-messages.js";
 import { type ContextRepair, repairToolPairsOf } from "./context-repair.js";
-import type { CompactionEntry, SessionEntry } from "./entries.js";
+import type { CompactionEntry } from "./entries.js";
+import { compactionSummaryMessage, entryMessage } from "./entry-message.js";
 import { NONE, type SessionIndex } from "./session-index.js";
 
 /** The model a context was last used with: the latest `model_change` or assistant message on the path. */
@@ -65,37 +60,6 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
   return span;
 }
 
-/** The context message of one entry, or undefined for entries the model does not see. */
-function messageOf(entry: SessionEntry): SessionMessage | undefined {
-  switch (entry.type) {
-    case "message":
-      return entry.message as SessionMessage;
-    case "custom_message": {
-      const message: CustomMessage = {
-        role: "custom",
-        customType: entry.customType,
-        content: entry.content,
-        display: entry.display,
-        timestamp: epochMilliseconds(entry.timestamp),
-      };
-      if (entry.details !== undefined) message.details = entry.details;
-      return message;
-    }
-    case "branch_summary": {
-      if (entry.summary === "") return undefined;
-      const message: BranchSummaryMessage = {
-        role: "branchSummary",
-        summary: entry.summary,
-        fromId: entry.fromId,
-        timestamp: epochMilliseconds(entry.timestamp),
-      };
-      return message;
-    }
-    default:
-      return undefined;
-  }
-}
-
 /**
  * Builds the context of the path that ends at `leafId` (seed 000, section 3):
  *
@@ -151,13 +115,7 @@ export function buildSessionContext(index: SessionIndex, leafId: string | null):
   const entryIds: string[] = [];
   let kept: readonly number[] = [];
   if (compaction !== undefined) {
-    const summary: CompactionSummaryMessage = {
-      role: "compactionSummary",
-      summary: compaction.entry.summary,
-      tokensBefore: compaction.entry.tokensBefore,
-      timestamp: epochMilliseconds(compaction.entry.timestamp),
-    };
-    messages.push(summary);
+    messages.push(compactionSummaryMessage(compaction.entry));
     entryIds.push(compaction.entry.id);
     context.compactionId = compaction.entry.id;
     kept = keptSpan(index, compaction.order, compaction.entry);
@@ -169,7 +127,7 @@ export function buildSessionContext(index: SessionIndex, leafId: string | null):
     const type = index.typeOf(node);
     if (type !== "message" && type !== "custom_message" && type !== "branch_summary") return;
     const entry = index.validEntry(node);
-    const message = entry === undefined ? undefined : messageOf(entry);
+    const message = entry === undefined ? undefined : entryMessage(entry);
     if (message === undefined) return;
     messages.push(message);
     entryIds.push(index.idOf(node));

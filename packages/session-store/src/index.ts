@@ -6,9 +6,7 @@
 
 import { createRequire } from "node:module";
 
-/** Re-exported so store backends (which may import only this package) share one error base. */
 export { ArborError, InvalidArgumentError } from "@arbor/ai-providers";
-
 export { buildSessionContext, type ContextModel, type SessionContext } from "./build-context.js";
 export {
   type BashExecutionMessage,
@@ -60,6 +58,8 @@ export {
   type UnknownSessionEntry,
   UnknownSessionEntrySchema,
 } from "./entries.js";
+/** Re-exported so store backends (which may import only this package) share one error base. */
+export { compactionSummaryMessage, entryMessage } from "./entry-message.js";
 export {
   SessionConflictError,
   SessionCorruptError,
@@ -71,6 +71,12 @@ export {
 } from "./errors.js";
 export { generateEntryId, generateSessionId } from "./ids.js";
 export { sessionFormatJsonSchema } from "./json-schema.js";
+export {
+  compareListing,
+  decodeListingCursor,
+  encodeListingCursor,
+  type ListingCursor,
+} from "./listing-order.js";
 export {
   type MemoryEntryRecord,
   type MemorySessionRecord,

@@ -6,6 +6,12 @@ import {
   SessionExistsError,
   SessionNotFoundError,
 } from "./errors.js";
+import {
+  compareListing,
+  decodeListingCursor,
+  encodeListingCursor,
+  type ListingCursor,
+} from "./listing-order.js";
 import type {
   AppendOptions,
   ListSessionsQuery,
@@ -40,12 +46,6 @@ export interface MemorySessionRecord {
   parentSession?: string;
 }
 
-/** A position in the listing order: after this session. */
-interface Cursor {
-  updatedAt: string;
-  id: string;
-}
-
 function toJson(value: unknown, what: string): string {
   try {
     const json = JSON.stringify(value);
@@ -56,34 +56,6 @@ function toJson(value: unknown, what: string): string {
       `${what} is not JSON data: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-}
-
-function time(timestamp: string): number {
-  const value = Date.parse(timestamp);
-  return Number.isNaN(value) ? 0 : value;
-}
-
-/** Newest activity first; ties by id, so that the order (and a cursor) is total. */
-function compareListing(a: Cursor, b: Cursor): number {
-  return time(b.updatedAt) - time(a.updatedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
-}
-
-function decodeCursor(text: string): Cursor {
-  try {
-    const value = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Partial<Cursor>;
-    if (typeof value.updatedAt === "string" && typeof value.id === "string") {
-      return { updatedAt: value.updatedAt, id: value.id };
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new InvalidArgumentError(
-    `Invalid listSessions cursor ${JSON.stringify(text)}: pass a nextCursor it returned.`,
-  );
 }
 
 /** A {@link StoredEntry} over JSON text, parsed on first use. */
@@ -225,7 +197,7 @@ export class MemorySessionStore implements SessionStore {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
     }
-    const after = query?.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
     const candidates: SessionSummary[] = [];
     for (const [id, session] of this.sessions) {
       if (query?.cwd !== undefined && session.cwd !== query.cwd) continue;
@@ -245,7 +217,7 @@ export class MemorySessionStore implements SessionStore {
     const sessions = candidates.slice(0, limit);
     const last = sessions.at(-1);
     if (candidates.length <= limit || last === undefined) return { sessions };
-    return { sessions, nextCursor: encodeCursor({ updatedAt: last.updatedAt, id: last.id }) };
+    return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
   }
 
   /** Contract: see {@link SessionStore.deleteSession}. */
