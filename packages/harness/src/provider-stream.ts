@@ -3,6 +3,7 @@ import {
   type AssistantStream,
   type Context,
   createAssistantStream,
+  createProviderStream,
   describeError,
   emptyUsage,
   type Model,
@@ -99,50 +100,61 @@ function safeCall(inner: StreamFn, model: Model, context: Context, options: Stre
   }
 }
 
-/** A stream that forwards the events of the stream `start` resolves to. */
+/**
+ * A stream that forwards the events of the stream `start` resolves to. When preparing the request or
+ * the inner stream fails (a broken `StreamFn` — providers never throw), it ends with an `error` event
+ * that keeps the partial message forwarded so far, after a `start` when none was forwarded.
+ */
 function deferredStream(model: Model, start: () => Promise<AssistantStream>): AssistantStream {
   const output = createAssistantStream();
+  let partial: AssistantMessage | undefined;
+  const fail = (errorMessage: string) => {
+    if (output.ended) return;
+    const message: AssistantMessage = partial
+      ? { ...partial, stopReason: "error", errorMessage }
+      : { ...emptyAssistantMessage(model), stopReason: "error", errorMessage };
+    if (partial === undefined) output.push({ type: "start", partial: message });
+    output.push({ type: "error", reason: "error", error: message, partial: message });
+  };
   const pump = async () => {
     let source: AssistantStream;
     try {
       source = await start();
     } catch (error) {
-      output.push(terminalError(model, `Preparing the request failed: ${describeError(error)}`));
+      fail(`Preparing the request failed: ${describeError(error)}`);
       return;
     }
     try {
       for await (const event of source) {
         if (output.ended) break;
+        partial = event.partial;
         output.push(event);
       }
     } catch (error) {
-      if (!output.ended)
-        output.push(terminalError(model, `The response stream failed: ${describeError(error)}`));
+      fail(`The response stream failed: ${describeError(error)}`);
     }
-    if (!output.ended)
-      output.push(terminalError(model, "The response stream ended without a final message."));
+    fail("The response stream ended without a final message.");
   };
   void pump();
   return output;
 }
 
+/** A stream that ends at once with an `error` message (after `start`, as the protocol requires). */
 function failedStream(model: Model, errorMessage: string): AssistantStream {
-  const stream = createAssistantStream();
-  stream.push(terminalError(model, errorMessage));
-  return stream;
+  return createProviderStream(model, undefined, () => {
+    throw new Error(errorMessage);
+  });
 }
 
-function terminalError(model: Model, errorMessage: string) {
-  const message: AssistantMessage = {
+function emptyAssistantMessage(model: Model): AssistantMessage {
+  return {
     role: "assistant",
     content: [],
     api: model.api,
     provider: model.provider,
     model: model.id,
     usage: emptyUsage(),
-    stopReason: "error",
-    errorMessage,
+    stopReason: "stop",
     timestamp: Date.now(),
   };
-  return { type: "error" as const, reason: "error" as const, error: message, partial: message };
 }

@@ -1,4 +1,9 @@
-import { type AssistantStream, type Context, createProviderRegistry } from "@arbor/ai-providers";
+import {
+  type AssistantEvent,
+  type AssistantStream,
+  type Context,
+  createProviderRegistry,
+} from "@arbor/ai-providers";
 import { createScriptedProvider, script } from "@arbor/ai-providers/testing";
 import { MemorySessionStore } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
@@ -161,8 +166,45 @@ describe("wrapStreamFn", () => {
       runner,
       observer,
     );
-    const first = await drain(throwing(model, context));
+    const firstStream = throwing(model, context);
+    const firstEvents: AssistantEvent[] = [];
+    for await (const event of firstStream) firstEvents.push(event);
+    expect(firstEvents.map((event) => event.type)).toEqual(["start", "error"]);
+    const first = await firstStream.result();
     expect(first).toMatchObject({ stopReason: "error", errorMessage: "The stream function threw: boom" });
+
+    // Behind a request hook, a stream that breaks mid-way (a StreamFn against its contract) ends with an
+    // error that keeps the partial message.
+    const hooked = new HookRegistry();
+    hooked.on("before_provider_request", () => undefined);
+    const hookedRunner = new HookRunner(
+      [hooked],
+      () => ({ sessionId: "s", signal: new AbortController().signal }),
+      () => {},
+    );
+    const partialProvider = createScriptedProvider([script.text("half an answer")], { chunkSize: 4 });
+    const breaking = wrapStreamFn(
+      (m, c, o) => {
+        const inner = partialProvider.stream(m, c, o);
+        return {
+          result: () => inner.result(),
+          async *[Symbol.asyncIterator]() {
+            for await (const event of inner) {
+              yield event;
+              if (event.type === "text_delta") throw new Error("socket closed");
+            }
+          },
+        };
+      },
+      hookedRunner,
+      observer,
+    );
+    const broken = await drain(breaking(model, context));
+    expect(broken).toMatchObject({
+      stopReason: "error",
+      errorMessage: "The response stream failed: socket closed",
+      content: [{ type: "text", text: "half" }],
+    });
 
     registry.on("before_provider_request", () => ({ options: { headers: { a: "1" } } }));
     const provider = createScriptedProvider([script.text("fine")]);

@@ -4,6 +4,7 @@
  * write) straight from the bytes, without JSON.parse. Any other spelling (another key order,
  * whitespace, escapes in these strings) returns false and the caller parses the line instead.
  */
+import { KNOWN_ENTRY_TYPES } from "@arbor/session-store";
 
 /** The tree fields of one line; filled in place by {@link readLineHead}. */
 export interface LineHead {
@@ -132,19 +133,7 @@ function findQuote(buffer: Buffer, position: number, end: number): number {
 }
 
 /** The entry types pi and Arbor write, so the scanner does not build a new string for each line's type. */
-const KNOWN_TYPES = [
-  "message",
-  "compaction",
-  "branch_summary",
-  "leaf",
-  "thinking_level_change",
-  "model_change",
-  "active_tools_change",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-].map((type) => ({ type, bytes: bytes(type) }));
+const KNOWN_TYPES = KNOWN_ENTRY_TYPES.map((type) => ({ type, bytes: bytes(type) }));
 
 function internType(buffer: Buffer, start: number, end: number): string {
   const length = end - start;

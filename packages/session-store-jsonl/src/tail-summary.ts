@@ -16,6 +16,7 @@ import {
 } from "./batch-format.js";
 import { forEachLine, readAt, TailWindow, WindowLimitReached } from "./file-reads.js";
 import { createLineHead, readLineHead } from "./line-head.js";
+import { parseHeaderLine } from "./scanner.js";
 
 const NEWLINE = 0x0a;
 const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
@@ -40,25 +41,7 @@ export function readHeader(
     const bytes = readAt(fd, 0, length, true);
     const newline = bytes.indexOf(NEWLINE);
     if (newline >= 0) {
-      let value: unknown;
-      try {
-        value = JSON.parse(bytes.toString("utf8", 0, newline));
-      } catch (error) {
-        throw new SessionCorruptError(sessionId, "line 1 (the header) is not valid JSON", { cause: error });
-      }
-      const header = value as SessionHeader;
-      if (
-        typeof value !== "object" ||
-        value === null ||
-        header.type !== "session" ||
-        typeof header.id !== "string"
-      ) {
-        throw new SessionCorruptError(
-          sessionId,
-          'line 1 is not a session header ({"type":"session","id":…})',
-        );
-      }
-      return { header, headerEnd: newline + 1 };
+      return parseHeaderLine(sessionId, bytes.subarray(0, newline + 1));
     }
     if (length >= size || length >= MAX_HEADER) {
       throw new SessionCorruptError(
