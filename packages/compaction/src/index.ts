@@ -43,6 +43,13 @@ export {
   MAX_KEEP_RECENT_RATIO,
   MAX_RESERVE_RATIO,
 } from "./effective-settings.js";
+export {
+  type ElidedMessage,
+  type ElideOptions,
+  type ElisionResult,
+  elideOversizedMessages,
+  elisionMarker,
+} from "./elide-messages.js";
 export { entryMessage, isCutCandidate, isTurnStart } from "./entry-messages.js";
 export {
   type CompactionErrorCode,
