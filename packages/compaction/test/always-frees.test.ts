@@ -176,9 +176,14 @@ describe("a summarizer call that never answers", () => {
     const plan = ready(prepareCompaction(session.getBranch(), settings, { contextWindow: 8000 }));
     const model = sizedSummarizer(() => 200);
     model.model.contextWindow = 8000;
+    // Like an HTTP provider, the stream listens to the signal it is given and never lets go of it.
+    const listening: StreamFn = (callModel, context, options) => {
+      options?.signal?.addEventListener("abort", () => undefined);
+      return model.stream(callModel, context, options);
+    };
     const controller = new AbortController();
     const result = compacted(
-      await compact(plan, { stream: model.stream, model: model.model, signal: controller.signal }),
+      await compact(plan, { stream: listening, model: model.model, signal: controller.signal }),
     );
     expect(result.details.calls).toBeGreaterThan(5);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
