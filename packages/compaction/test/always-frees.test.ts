@@ -169,6 +169,18 @@ describe("a summarizer call that never answers", () => {
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
   });
 
+  it("stops at the caller's abort even when the stream ignores its signal (no timeout)", async () => {
+    const { session, ...builders } = await newSession();
+    for (let turn = 1; turn <= 6; turn++) appendTurn(session, builders, turn);
+    const settings = resolveCompactionSettings({ keepRecentTokens: 1000, timeoutMs: 0 });
+    const plan = ready(prepareCompaction(session.getBranch(), settings));
+    const controller = new AbortController();
+    const running = compact(plan, { stream: hanging, model: provider().model, signal: controller.signal });
+    controller.abort();
+    expect((await running).kind).toBe("aborted");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("leaves no abort listener on the caller's signal after many calls", async () => {
     const { session, ...builders } = await newSession();
     for (let turn = 1; turn <= 60; turn++) appendTurn(session, builders, turn, { size: 3000 });

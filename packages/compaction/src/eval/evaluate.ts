@@ -15,6 +15,7 @@ import { serializeMessage } from "../serialize.js";
 import { type CompactionSettings, resolveCompactionSettings } from "../settings.js";
 import type { SummarizerTarget } from "../summarizer.js";
 import { type ArtifactRetention, extractArtifacts, scoreRetention } from "./artifacts.js";
+import { evalModel } from "./extractive-summarizer.js";
 
 /** One session to evaluate: its branch, root first (`session.getBranch()`, or a file's path to its leaf). */
 export interface EvalSession {
@@ -82,17 +83,7 @@ function createFailingStream(
 /** The fallback "summarizer": a model whose every call fails at once, so `compact()` writes the deterministic digest. */
 export function fallbackOnlySummarizer(contextWindow = 200_000): SummarizerTarget {
   return {
-    model: {
-      id: "fallback",
-      name: "Deterministic fallback",
-      provider: "eval",
-      api: "eval",
-      reasoning: false,
-      input: ["text"],
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      contextWindow,
-      maxTokens: 16_384,
-    },
+    model: evalModel("fallback", "Deterministic fallback", contextWindow),
     stream: (model, _context, options) => createFailingStream(model, options),
   };
 }

@@ -61,15 +61,11 @@ export function extractiveSummary(request: string): string {
   return previous === "" ? sections.join("\n") : `${previous}\n\n${sections.join("\n")}`;
 }
 
-/**
- * The extractive summarizer as a model and a stream function (`provider/model` = `eval/extractive`).
- *
- * Contract: never fails; honours the signal; answers at most `maxTokens × 4` characters.
- */
-export function createExtractiveSummarizer(contextWindow = 200_000): SummarizerTarget {
-  const model: Model = {
-    id: "extractive",
-    name: "Extractive summarizer (offline)",
+/** A model of the evaluation (`eval/<id>`): no cost, text only. */
+export function evalModel(id: string, name: string, contextWindow: number): Model {
+  return {
+    id,
+    name,
     provider: "eval",
     api: "eval",
     reasoning: false,
@@ -78,6 +74,15 @@ export function createExtractiveSummarizer(contextWindow = 200_000): SummarizerT
     contextWindow,
     maxTokens: 16_384,
   };
+}
+
+/**
+ * The extractive summarizer as a model and a stream function (`provider/model` = `eval/extractive`).
+ *
+ * Contract: never fails; honours the signal; answers at most `maxTokens × 4` characters.
+ */
+export function createExtractiveSummarizer(contextWindow = 200_000): SummarizerTarget {
+  const model = evalModel("extractive", "Extractive summarizer (offline)", contextWindow);
   const stream: StreamFn = (callModel, context, options) =>
     createProviderStream(callModel, options, ({ writer }) => {
       const request = requestText(context.messages);

@@ -1,3 +1,4 @@
+import { emptyUsage } from "@arbor/ai-providers";
 import type { SessionEntry } from "@arbor/session-store";
 
 /**
@@ -23,14 +24,7 @@ export function generateLongSession(turns: number, options: { fileChars?: number
     } as unknown as SessionEntry);
     parentId = id;
   };
-  const usage = {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
+  const usage = emptyUsage();
   const assistant = (content: unknown[], stopReason: string) =>
     add({ role: "assistant", content, api: "eval", provider: "eval", model: "generated", usage, stopReason });
   const body = "x".repeat(options.fileChars ?? 1200);
