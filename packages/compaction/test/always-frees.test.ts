@@ -141,6 +141,22 @@ describe("an over-budget previous summary with a short tail", () => {
     expect(prepareCompaction(session.getBranch(), settings).kind).toBe("nothing_to_compact");
   });
 
+  it("is over budget above summaryCapTokens (default 0.8 × reserveTokens)", async () => {
+    const { session, ...builders } = await newSession();
+    const kept = session.appendMessage(builders.user("Continue"));
+    session.appendCompaction({
+      summary: filler(20_000, "summary"),
+      firstKeptEntryId: kept.id,
+      tokensBefore: 9000,
+    });
+    session.appendMessage(builders.user("Next"));
+    const settings = resolveCompactionSettings();
+    expect(prepareCompaction(session.getBranch(), settings).kind).toBe("nothing_to_compact");
+    const plan = prepareCompaction(session.getBranch(), settings, { summaryCapTokens: 4000 });
+    expect(plan.kind === "ready" && plan.resummarizesPrevious).toBe(true);
+    if (plan.kind === "ready") expect(plan.firstKeptEntryId).toBe(kept.id);
+  });
+
   it("falls back to the deterministic digest of the summary when the model fails", async () => {
     const session = await hugeSummarySession();
     const plan = ready(prepareCompaction(session.getBranch(), resolveCompactionSettings()));
