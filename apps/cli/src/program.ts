@@ -4,6 +4,7 @@
  */
 import { Command, Option } from "commander";
 import { OUTPUT_MODES, parseThinkingLevel, parseToolList, type RawCliOptions } from "./cli-options.js";
+import { addEvalCommand } from "./commands/eval-compaction.js";
 import type { CliIo } from "./io.js";
 
 /** What the program's actions call; `main.ts` implements them. */
@@ -130,6 +131,7 @@ export function createProgram(
       actions.exit(await actions.tour(options, command.optsWithGlobals() as RawCliOptions));
     });
 
+  addEvalCommand(program, io, (code) => actions.exit(code));
   if (sessions !== undefined) program.addCommand(sessions);
   else program.command("sessions").description("list, show, export, import, compare and merge sessions");
   return program;

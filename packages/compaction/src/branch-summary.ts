@@ -1,10 +1,10 @@
 import type { Model, StreamFn, StreamOptions, Usage } from "@arbor/ai-providers";
 import type { SessionEntry, SessionMessage } from "@arbor/session-store";
 import type { BranchSummaryDetails } from "./details.js";
-import { compactionSummaryMessage, entryMessage } from "./entry-messages.js";
+import { entryMessage } from "./entry-messages.js";
 import { FileOperationTracker, formatFileOperations } from "./file-operations.js";
 import { serializeMessage } from "./serialize.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "./settings.js";
+import { DEFAULT_COMPACTION_SETTINGS, DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
 import {
   conversationBudgetChars,
   type SummarizerTarget,
@@ -12,6 +12,7 @@ import {
   summarize,
   summaryOutputTokens,
 } from "./summarizer.js";
+import { boundSummary } from "./summary-bounds.js";
 
 /**
  * Branch summarization (seed 000, section 7): when the user goes back to an earlier entry, the branch left
@@ -101,6 +102,11 @@ export interface GenerateBranchSummaryOptions {
    * messages (the newest matter most when coming back). Default 4.
    */
   maxCalls?: number;
+  /**
+   * Longest wait for one summarizer call, in milliseconds, before the fallback is used (0: no limit).
+   * Default 300,000 (`DEFAULT_SUMMARIZER_TIMEOUT_MS`).
+   */
+  timeoutMs?: number;
   /** Replaces nothing: a focus added to the prompt. */
   customInstructions?: string;
   streamOptions?: Omit<StreamOptions, "signal" | "maxTokens">;
@@ -120,13 +126,19 @@ export type BranchSummaryOutcome =
   | { kind: "empty" }
   | { kind: "aborted"; message: string; usage: Usage };
 
-/** The messages of a branch's entries; a compaction counts as its summary. */
+/**
+ * The messages of a branch's entries. A compaction inside the branch contributes nothing: its summary
+ * stands for entries before it on its path — those of the abandoned branch are in `entries` themselves,
+ * and the others are still on the path the user goes back to, so its text (and its file lists) would
+ * describe work that is not abandoned.
+ */
 function branchMessages(
   entries: readonly SessionEntry[],
 ): { message: SessionMessage; entry: SessionEntry }[] {
   const messages: { message: SessionMessage; entry: SessionEntry }[] = [];
   for (const entry of entries) {
-    const message = entry.type === "compaction" ? compactionSummaryMessage(entry) : entryMessage(entry);
+    if (entry.type === "compaction") continue;
+    const message = entryMessage(entry);
     if (message !== undefined) messages.push({ message, entry });
   }
   return messages;
@@ -136,8 +148,10 @@ function branchMessages(
  * Summarizes the entries of an abandoned branch (from {@link collectEntriesForBranchSummary}) with the
  * branch prompt, bounded like `compact()`: every call fits the summarizer's window, a long branch is
  * summarized in chunks (at most `maxCalls`; the oldest messages beyond them are left out and counted in
- * `details.omittedMessages`), and a failing model gives the deterministic fallback. File lists: the tool
- * calls of the branch plus the lists of the summaries inside it; appended to the text as in compaction.
+ * `details.omittedMessages`), and a failing model gives the deterministic fallback. Only what is abandoned
+ * is summarized: a compaction inside the branch is skipped (its summary covers entries still on the new
+ * path; the abandoned ones it covers are summarized from the entries themselves). File lists: the tool
+ * calls of the branch plus those of the branch summaries inside it; appended to the text as in compaction.
  *
  * Contract: never throws for provider failures; resolves to `{ kind: "empty" }` when the entries hold no
  * message, `{ kind: "aborted" }` when `signal` fires.
@@ -160,7 +174,7 @@ export async function generateBranchSummary(
   }
   const files = new FileOperationTracker();
   for (const { entry, message } of all) {
-    if (entry.type === "branch_summary" || entry.type === "compaction") files.addDetails(entry.details);
+    if (entry.type === "branch_summary") files.addDetails(entry.details);
     files.addMessage(message, failedCallIds);
   }
 
@@ -187,6 +201,7 @@ export async function generateBranchSummary(
     maxOutputTokens,
     toolResultMaxChars,
     streamOptions: options.streamOptions,
+    timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
   });
   if (outcome.aborted || signalFired(options.signal)) {
     return {
@@ -201,7 +216,7 @@ export async function generateBranchSummary(
   const omitted = first;
   const note =
     omitted > 0 ? `\n\n(The ${omitted} oldest messages of the branch did not fit and were left out.)` : "";
-  const covered = all.filter(({ entry }) => entry.type !== "compaction");
+  const covered = all;
   const details: BranchSummaryDetails = {
     readFiles: operations.readFiles,
     modifiedFiles: operations.modifiedFiles,
@@ -219,9 +234,11 @@ export async function generateBranchSummary(
   }
   if (omitted > 0) details.omittedMessages = omitted;
   if (outcome.fallback !== undefined) details.fallback = outcome.fallback;
+  const bounded = boundSummary(outcome.text + note, formatFileOperations(operations), maxOutputTokens * 4);
+  if (bounded.truncated || outcome.outputTruncated === true) details.summaryTruncated = true;
   return {
     kind: "summarized",
-    summary: outcome.text + note + formatFileOperations(operations),
+    summary: bounded.text,
     details,
     usage: outcome.usage,
   };

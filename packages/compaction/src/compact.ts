@@ -7,16 +7,20 @@ import {
   type Usage,
 } from "@arbor/ai-providers";
 import type { CompactionDetails, SummaryFallback } from "./details.js";
+import { fallbackSummary } from "./fallback.js";
 import { formatFileOperations, stripFileOperations } from "./file-operations.js";
 import type { CompactionPreparation } from "./prepare.js";
-import { truncateEnd } from "./serialize.js";
+import { DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
 import {
+  conversationBudgetChars,
+  type SummarizeInput,
   type SummarizeOutcome,
   type SummarizerTarget,
   signalFired,
   summarize,
   summaryOutputTokens,
 } from "./summarizer.js";
+import { boundSummary, shareSummaryBudget, summaryPieces } from "./summary-bounds.js";
 import { CHARS_PER_TOKEN, tokensOfChars } from "./token-estimate.js";
 
 /** Options of {@link compact}. */
@@ -75,20 +79,25 @@ export const TURN_CONTEXT_HEADING = "**Turn context (this turn continues in the 
 const NO_HISTORY = "(No earlier history.)";
 
 /**
- * Summarizes a prepared compaction (seed 000, sections 5.3 to 5.5, and DESIGN.md section 5).
+ * Summarizes a prepared compaction (the package README gives the rules).
  *
  * - The history is summarized with the first-pass prompt, or with the UPDATE prompt when a previous summary
  *   exists (it keeps what is still true, moves In Progress to Done, adds the new work). A history too large
  *   for the summarizer's window is summarized in chunks, each folded into the running summary by UPDATE.
+ * - With no new history, a previous summary longer than the history's share of the cap is summarized
+ *   again, in at most four pieces (`preparation.resummarizesPrevious`); the fallback keeps what fits of it.
  * - For a split turn, the turn's beginning is summarized with the turn-prefix prompt, in parallel, and the
  *   two are combined as `history + "\n\n---\n\n" + turn context`.
- * - Tool results (and similar bulk) are cut to `settings.toolResultMaxChars` in the summarizer's input; its
- *   output is capped at 0.8 × `reserveTokens` (and at the model's `maxTokens` and a quarter of its window).
- * - When the model fails (an `error` or `aborted` response) or returns no text, a deterministic digest
- *   replaces what it did not summarize and `details.fallback` says why.
- * - The file lists are appended (`Files read: …` / `Files modified: …`), and the whole summary is kept
- *   smaller than what it replaces (cut, with `details.summaryTruncated`, in the rare case it is not), so
- *   compaction always frees space.
+ * - Tool results (and similar bulk) are cut to `settings.toolResultMaxChars` in the summarizer's input.
+ * - **Output cap**: the whole summary — history, turn context and file lists together — is at most
+ *   `summaryOutputTokens(model, reserveTokens)` (0.8 × `reserveTokens`, at most the model's `maxTokens` and a
+ *   quarter of its window) by the chars/4 estimate, and smaller than what it replaces. Each call asks for
+ *   its share as `maxTokens`; a response longer than that (a server that ignores `max_tokens`) is cut, and
+ *   so is a summary still over the cap, with `details.summaryTruncated`. The file lists
+ *   (`Files read: …` / `Files modified: …`) are appended after any cut.
+ * - When the model fails (an `error` or `aborted` response), returns no text, or a call does not answer
+ *   within `settings.timeoutMs` (default 300,000 ms), a deterministic digest replaces what it did not
+ *   summarize and `details.fallback` says why.
  *
  * Contract: never throws for provider failures and never writes anything; resolves to
  * `{ kind: "aborted" }` when `signal` fires. Throws `InvalidCompactionArgumentError` for a summarizing
@@ -100,14 +109,17 @@ export async function compact(
 ): Promise<CompactOutcome> {
   const target: SummarizerTarget = options.summarizer ?? { model: options.model, stream: options.stream };
   const { settings } = preparation;
-  const maxOutputTokens = summaryOutputTokens(target.model, settings.reserveTokens);
+  const capTokens = summaryOutputTokens(target.model, settings.reserveTokens);
+  const fileLists = formatFileOperations(preparation.fileOperations);
+  const splitTurn = preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0;
+  const budget = shareSummaryBudget(capTokens, fileLists.length, splitTurn);
   const common = {
     target,
     signal: options.signal,
     customInstructions: options.customInstructions,
-    maxOutputTokens,
     toolResultMaxChars: settings.toolResultMaxChars,
     streamOptions: options.streamOptions,
+    timeoutMs: settings.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
   };
   if (signalFired(options.signal)) return aborted(emptyUsage());
 
@@ -119,22 +131,28 @@ export async function compact(
           kind: "history",
           messages: preparation.messagesToSummarize,
           initialSummary: previous,
+          maxOutputTokens: budget.historyTokens,
           ...common,
         })
-      : Promise.resolve({ aborted: false, text: previous ?? "", calls: 0, usage: emptyUsage() });
-  const turnRun: Promise<SummarizeOutcome | undefined> =
-    preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0
-      ? summarize({ kind: "turnPrefix", messages: preparation.turnPrefixMessages, ...common })
-      : Promise.resolve(undefined);
+      : previous !== undefined && previous.length > budget.historyTokens * CHARS_PER_TOKEN
+        ? resummarize(previous, budget.historyTokens, common)
+        : Promise.resolve({ aborted: false, text: previous ?? "", calls: 0, usage: emptyUsage() });
+  const turnRun: Promise<SummarizeOutcome | undefined> = splitTurn
+    ? summarize({
+        kind: "turnPrefix",
+        messages: preparation.turnPrefixMessages,
+        maxOutputTokens: budget.turnPrefixTokens,
+        ...common,
+      })
+    : Promise.resolve(undefined);
   const [history, turn] = await Promise.all([historyRun, turnRun]);
 
   const usage = addUsage(emptyUsage(), history.usage);
   if (turn !== undefined) addUsage(usage, turn.usage);
   if (history.aborted || turn?.aborted === true || signalFired(options.signal)) return aborted(usage);
 
-  let summary = history.text === "" ? NO_HISTORY : history.text;
-  if (turn !== undefined) summary = `${summary}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turn.text}`;
-  summary += formatFileOperations(preparation.fileOperations);
+  let body = history.text === "" ? NO_HISTORY : history.text;
+  if (turn !== undefined) body = `${body}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turn.text}`;
 
   const details: CompactionDetails = {
     readFiles: preparation.fileOperations.readFiles,
@@ -150,9 +168,11 @@ export async function compact(
   const fallback = firstFallback(history, turn);
   if (fallback !== undefined) details.fallback = fallback;
 
-  const limitTokens = Math.max(0, preparation.summarizedTokens - 1);
-  if (tokensOfChars(summary.length) > limitTokens) {
-    summary = truncateEnd(summary, limitTokens * CHARS_PER_TOKEN);
+  // The summary never exceeds the output cap, and is always smaller than what it replaces.
+  const limitTokens = Math.max(0, Math.min(capTokens, preparation.summarizedTokens - 1));
+  const bounded = boundSummary(body, fileLists, limitTokens * CHARS_PER_TOKEN);
+  const summary = bounded.text;
+  if (bounded.truncated || history.outputTruncated === true || turn?.outputTruncated === true) {
     details.summaryTruncated = true;
   }
   const freed = preparation.summarizedTokens - tokensOfChars(summary.length);
@@ -166,6 +186,38 @@ export async function compact(
     usage,
   };
 }
+
+/**
+ * Summarizes an over-long previous summary again when there is no new history to fold into it: in pieces
+ * (at most `MAX_RESUMMARY_CALLS` calls), each folded by UPDATE; when the model fails, the deterministic
+ * digest keeps as much of the previous summary as the cap allows.
+ */
+async function resummarize(
+  previous: string,
+  maxOutputTokens: number,
+  common: Omit<SummarizeInput, "kind" | "messages" | "maxOutputTokens">,
+): Promise<SummarizeOutcome> {
+  const pieceChars =
+    conversationBudgetChars(common.target.model, maxOutputTokens, "history", common.customInstructions) - 64;
+  const outcome = await summarize({
+    kind: "history",
+    messages: summaryPieces(previous, Math.max(MIN_PIECE_CHARS, pieceChars), Date.now()),
+    maxOutputTokens,
+    ...common,
+  });
+  if (outcome.aborted || outcome.fallback === undefined) return outcome;
+  const text = fallbackSummary({
+    kind: "history",
+    reason: outcome.fallback.message,
+    previousSummary: previous,
+    messages: [],
+    maxChars: maxOutputTokens * CHARS_PER_TOKEN,
+  });
+  return { ...outcome, text };
+}
+
+/** Smallest piece of a previous summary worth a call. */
+const MIN_PIECE_CHARS = 800;
 
 function aborted(usage: Usage): CompactionAborted {
   return { kind: "aborted", message: "Compaction was aborted by the caller's signal.", usage };

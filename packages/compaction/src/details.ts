@@ -24,9 +24,10 @@ export interface SummaryFallback {
   /**
    * `model_error`: the summarizer's response failed (`stopReason: "error"`); `model_aborted`: it ended as
    * aborted although the caller's signal did not fire; `empty_summary`: it returned no text;
-   * `window_too_small`: the summarizer's window cannot hold a prompt and a useful piece of history.
+   * `window_too_small`: the summarizer's window cannot hold a prompt and a useful piece of history;
+   * `timeout`: a call did not answer within `timeoutMs`.
    */
-  reason: "model_error" | "model_aborted" | "empty_summary" | "window_too_small";
+  reason: "model_error" | "model_aborted" | "empty_summary" | "window_too_small" | "timeout";
   /** The provider's error message, or a sentence saying what happened. */
   message: string;
   /** The 1-based summarizer call that failed; earlier calls' summaries were kept. */
@@ -45,7 +46,10 @@ export interface SummaryDetails extends FileOperations {
   calls: number;
   /** The summarizing model, as `provider/model`. */
   summarizerModel?: string;
-  /** True when the summary was cut so that it stays smaller than what it replaces. */
+  /**
+   * True when the summary was cut: to the output cap (a summarizer that ignored `max_tokens`), or so that
+   * it stays smaller than what it replaces. The file lists are appended after the cut.
+   */
   summaryTruncated?: boolean;
 }
 

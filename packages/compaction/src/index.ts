@@ -16,6 +16,7 @@ export {
   type GenerateBranchSummaryOptions,
   generateBranchSummary,
 } from "./branch-summary.js";
+export { type DeadlineOutcome, withDeadline } from "./call-deadline.js";
 export {
   type CompactionAborted,
   type CompactionResult,
@@ -35,6 +36,20 @@ export {
   type SummaryDetails,
   type SummaryFallback,
 } from "./details.js";
+export {
+  type CompactionSettingAdjustment,
+  type EffectiveCompactionSettings,
+  effectiveCompactionSettings,
+  MAX_KEEP_RECENT_RATIO,
+  MAX_RESERVE_RATIO,
+} from "./effective-settings.js";
+export {
+  type ElidedMessage,
+  type ElideOptions,
+  type ElisionResult,
+  elideOversizedMessages,
+  elisionMarker,
+} from "./elide-messages.js";
 export { entryMessage, isCutCandidate, isTurnStart } from "./entry-messages.js";
 export {
   type CompactionErrorCode,
@@ -74,6 +89,7 @@ export {
   type CompactionSettings,
   CompactionSettingsSchema,
   DEFAULT_COMPACTION_SETTINGS,
+  DEFAULT_SUMMARIZER_TIMEOUT_MS,
   resolveCompactionSettings,
   shouldCompact,
 } from "./settings.js";
@@ -86,6 +102,13 @@ export {
   summarize,
   summaryOutputTokens,
 } from "./summarizer.js";
+export {
+  boundSummary,
+  MAX_RESUMMARY_CALLS,
+  type SummaryBudget,
+  shareSummaryBudget,
+  summaryPieces,
+} from "./summary-bounds.js";
 export {
   CHARS_PER_TOKEN,
   type ContextTokenEstimate,

@@ -39,6 +39,13 @@ export interface CompactionPreparation {
   covered: CoveredSpan;
   /** The settings the plan was made with. */
   settings: CompactionSettings;
+  /**
+   * True when nothing new is summarized but the previous summary is over budget (longer than
+   * `summaryCapTokens`): `compact()` summarizes that summary again, bounded, and keeps every message
+   * (`messagesToSummarize` and `turnPrefixMessages` are empty, `covered` is an empty span at the previous
+   * compaction).
+   */
+  resummarizesPrevious?: boolean;
 }
 
 /** Why there is nothing to compact. */
@@ -65,6 +72,13 @@ export interface PrepareCompactionOptions {
    * next to `keepRecentTokens` (a 32,000-token model keeps at most 7,808 tokens with the defaults).
    */
   contextWindow?: number;
+  /**
+   * The longest summary worth keeping as is, in tokens: a previous summary longer than this is summarized
+   * again even when no new history is (see `CompactionPreparation.resummarizesPrevious`). Default: the
+   * output cap `compact()` holds summaries to, `0.8 × reserveTokens` (pass `summaryOutputTokens(model,
+   * reserveTokens)` for a summarizer whose `maxTokens` or window is smaller).
+   */
+  summaryCapTokens?: number;
 }
 
 /**
@@ -132,8 +146,36 @@ export function prepareCompaction(
 
   const keepRecentTokens = effectiveKeepRecentTokens(settings, options.contextWindow);
   const cut = findCutPoint(branchEntries, regionStart, end, keepRecentTokens);
-  if (cut.firstKeptEntryIndex < 0)
+  const previousTokens = previousMessage === undefined ? 0 : contextTokens[0]!;
+  const summaryCap = options.summaryCapTokens ?? Math.floor(0.8 * settings.reserveTokens);
+  const overBudget = previous !== undefined && previousTokens > Math.max(1, summaryCap);
+  const resummary = (): CompactionPreparation => {
+    const kept = cut.firstKeptEntryIndex >= 0 ? cut.firstKeptEntryIndex : -1;
+    const firstKept = kept >= 0 ? branchEntries[kept]!.id : previous!.firstKeptEntryId;
+    return {
+      kind: "ready",
+      firstKeptEntryId: firstKept,
+      firstKeptEntryIndex: kept >= 0 ? kept : regionStart,
+      messagesToSummarize: [],
+      turnPrefixMessages: [],
+      keptMessages: context.slice(1),
+      isSplitTurn: false,
+      previousSummary: previous!.summary,
+      previousCompactionId: previous!.id,
+      fileOperations: previousFiles(previous!),
+      tokensBefore,
+      summarizedTokens: previousTokens,
+      keptTokens: tokensBefore - previousTokens,
+      keepRecentTokens,
+      covered: { firstEntryId: previous!.id, lastEntryId: previous!.id, entryCount: 0 },
+      settings,
+      resummarizesPrevious: true,
+    };
+  };
+  if (cut.firstKeptEntryIndex < 0) {
+    if (overBudget) return resummary();
     return { kind: "nothing_to_compact", reason: "no_cut_point", tokensBefore };
+  }
   const cutIndex = cut.firstKeptEntryIndex;
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cutIndex;
 
@@ -161,9 +203,13 @@ export function prepareCompaction(
     coveredCount++;
   }
   if (firstCoveredId === undefined || lastCoveredId === undefined) {
+    if (overBudget) return resummary();
     return { kind: "nothing_to_compact", reason: "fits_in_kept_tail", tokensBefore };
   }
-  if (newTokens === 0) return { kind: "nothing_to_compact", reason: "nothing_to_free", tokensBefore };
+  if (newTokens === 0) {
+    if (overBudget) return resummary();
+    return { kind: "nothing_to_compact", reason: "nothing_to_free", tokensBefore };
+  }
 
   const files = new FileOperationTracker();
   if (previous !== undefined) files.addDetails(previous.details);
@@ -180,7 +226,7 @@ export function prepareCompaction(
     isSplitTurn: cut.isSplitTurn,
     fileOperations: files.result(),
     tokensBefore,
-    summarizedTokens: newTokens + (previousMessage === undefined ? 0 : contextTokens[0]!),
+    summarizedTokens: newTokens + previousTokens,
     keptTokens: cut.keptTokens,
     keepRecentTokens,
     covered: { firstEntryId: firstCoveredId, lastEntryId: lastCoveredId, entryCount: coveredCount },
@@ -191,6 +237,12 @@ export function prepareCompaction(
     preparation.previousCompactionId = previous.id;
   }
   return preparation;
+}
+
+function previousFiles(previous: CompactionEntry): FileOperations {
+  const files = new FileOperationTracker();
+  files.addDetails(previous.details);
+  return files.result();
 }
 
 /** The tail budget: `keepRecentTokens`, at most half of `contextWindow - reserveTokens` when a window is known. */

@@ -37,6 +37,16 @@ export const CompactionSettingsSchema = Type.Object(
       description:
         "Longest tool result (and tool-call argument list) shown to the summarizer, in characters; longer ones are cut with a marker.",
     }),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        default: 300_000,
+        description:
+          "Longest wait for one summarizer call, in milliseconds (default 300,000: five minutes); a call " +
+          "that has not answered by then is abandoned and the deterministic fallback summarizes the rest. " +
+          "0: no limit.",
+      }),
+    ),
   },
   { additionalProperties: false, title: "CompactionSettings", description: "How and when to compact." },
 );
@@ -44,12 +54,19 @@ export const CompactionSettingsSchema = Type.Object(
 /** Resolved compaction settings (see {@link CompactionSettingsSchema}). */
 export type CompactionSettings = Static<typeof CompactionSettingsSchema>;
 
-/** The defaults: enabled, reserve 16,384 tokens, keep the most recent 20,000 tokens, tool results cut at 2,000 characters. */
+/** The default of `timeoutMs`: a summarizer call may take five minutes. */
+export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 300_000;
+
+/**
+ * The defaults: enabled, reserve 16,384 tokens, keep the most recent 20,000 tokens, tool results cut at
+ * 2,000 characters, a summarizer call abandoned after 300,000 ms (five minutes).
+ */
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
   enabled: true,
   reserveTokens: 16_384,
   keepRecentTokens: 20_000,
   toolResultMaxChars: 2000,
+  timeoutMs: DEFAULT_SUMMARIZER_TIMEOUT_MS,
 });
 
 const SETTINGS_TOOL = {

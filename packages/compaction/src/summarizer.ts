@@ -11,6 +11,7 @@ import {
   type Usage,
 } from "@arbor/ai-providers";
 import type { SessionMessage } from "@arbor/session-store";
+import { withDeadline } from "./call-deadline.js";
 import type { SummaryFallback } from "./details.js";
 import { InvalidCompactionArgumentError } from "./errors.js";
 import { fallbackSummary } from "./fallback.js";
@@ -20,7 +21,7 @@ import {
   summaryInstructions,
   summaryRequest,
 } from "./prompts.js";
-import { serializeMessage, truncateMiddle } from "./serialize.js";
+import { serializeMessage, truncateEnd, truncateMiddle } from "./serialize.js";
 import { CHARS_PER_TOKEN } from "./token-estimate.js";
 
 /**
@@ -97,6 +98,11 @@ export interface SummarizeInput {
   toolResultMaxChars: number;
   /** Further stream options (API key, reasoning, headers); `signal` and `maxTokens` are set here. */
   streamOptions?: Omit<StreamOptions, "signal" | "maxTokens">;
+  /**
+   * Longest wait for one call, in milliseconds; then the call is abandoned (its signal fires) and the
+   * fallback summarizes the rest. 0 or absent: no limit.
+   */
+  timeoutMs?: number;
 }
 
 /** What {@link summarize} produced. */
@@ -110,6 +116,11 @@ export interface SummarizeOutcome {
   /** The summarizer's usage, summed over the calls. */
   usage: Usage;
   fallback?: SummaryFallback;
+  /**
+   * True when a response was longer than `maxOutputTokens` (a server that ignores `max_tokens`) and was cut
+   * to it: `text` never exceeds `maxOutputTokens × 4` characters.
+   */
+  outputTruncated?: boolean;
 }
 
 /** Whether a signal has fired (a function, so that TypeScript does not narrow `aborted` across awaits). */
@@ -142,9 +153,11 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     );
   }
   const usage = emptyUsage();
+  let outputTruncated = false;
   const outcome = (text: string, calls: number, fallback?: SummaryFallback): SummarizeOutcome => {
     const result: SummarizeOutcome = { aborted: false, text, calls, usage };
     if (fallback !== undefined) result.fallback = fallback;
+    if (outputTruncated) result.outputTruncated = true;
     return result;
   };
   if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
@@ -203,27 +216,35 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
       const { text: conversation, count } = pack(items, next, budget);
       taken = count;
       calls++;
-      try {
-        response = await complete(
-          input.target.stream,
-          model,
-          {
-            systemPrompt: SUMMARIZER_SYSTEM_PROMPT,
-            messages: [
-              {
-                role: "user",
-                content: [{ type: "text", text: summaryRequest(conversation, shownSummary, instructions) }],
-                timestamp: Date.now(),
-              },
-            ],
-          },
-          { ...input.streamOptions, signal: input.signal, maxTokens: input.maxOutputTokens },
-        );
-      } catch (error) {
-        if (signalFired(input.signal)) return { aborted: true, text: running ?? "", calls, usage };
-        // A StreamFn must not throw (it ends its stream with an error instead); one that does is a failed call.
-        return useFallback("model_error", `the summarizer's stream function threw: ${describeError(error)}`);
+      const request = summaryRequest(conversation, shownSummary, instructions);
+      const ended = await withDeadline(
+        (signal) =>
+          complete(
+            input.target.stream,
+            model,
+            {
+              systemPrompt: SUMMARIZER_SYSTEM_PROMPT,
+              messages: [{ role: "user", content: [{ type: "text", text: request }], timestamp: Date.now() }],
+            },
+            { ...input.streamOptions, signal, maxTokens: input.maxOutputTokens },
+          ),
+        input.signal,
+        input.timeoutMs ?? 0,
+      );
+      if (ended.kind === "aborted" || signalFired(input.signal)) {
+        return { aborted: true, text: running ?? "", calls, usage };
       }
+      if (ended.kind === "timeout") {
+        return useFallback("timeout", `the summarizer did not answer within ${input.timeoutMs} ms`);
+      }
+      if (ended.kind === "threw") {
+        // A StreamFn must not throw (it ends its stream with an error instead); one that does is a failed call.
+        return useFallback(
+          "model_error",
+          `the summarizer's stream function threw: ${describeError(ended.error)}`,
+        );
+      }
+      response = ended.value;
       addUsage(usage, response.usage);
       if (signalFired(input.signal)) return { aborted: true, text: running ?? "", calls, usage };
       if (response.stopReason === "error" && isContextOverflow(response) && attempt < OVERFLOW_RETRIES) {
@@ -239,8 +260,13 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     if (response.stopReason === "aborted") {
       return useFallback("model_aborted", response.errorMessage ?? "the summarizer's response was aborted");
     }
-    const text = responseText(response);
+    let text = responseText(response);
     if (text === "") return useFallback("empty_summary", "the summarizer returned no text");
+    const maxChars = input.maxOutputTokens * CHARS_PER_TOKEN;
+    if (text.length > maxChars) {
+      text = truncateEnd(text, maxChars);
+      outputTruncated = true;
+    }
     running = text;
     next += taken;
   }

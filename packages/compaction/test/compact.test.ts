@@ -7,6 +7,7 @@ import {
   type CompactOutcome,
   compact,
   estimateContextTokens,
+  formatFileOperations,
   HISTORY_PROMPT,
   HISTORY_UPDATE_PROMPT,
   prepareCompaction,
@@ -64,7 +65,9 @@ describe("compact", () => {
     model.assertDone();
     const [request] = model.calls;
     expect(request!.context.systemPrompt).toBe(SUMMARIZER_SYSTEM_PROMPT);
-    expect(request!.options.maxTokens).toBe(Math.floor(0.8 * 16_384));
+    // The output cap (0.8 × reserveTokens) less what the appended file lists take.
+    const fileLists = formatFileOperations(preparation.fileOperations).length;
+    expect(request!.options.maxTokens).toBe(Math.floor(0.8 * 16_384) - Math.ceil(fileLists / 4));
     const text = requestText(request!);
     expect(text.startsWith("<conversation>\n[User]: Request 1: please look at src/a.ts\n\n")).toBe(true);
     expect(text).toContain('[Assistant tool call]: read(path="src/a.ts")');
@@ -234,7 +237,8 @@ describe("compact", () => {
     expect(main.calls).toHaveLength(0);
     expect(cheap.calls).toHaveLength(1);
     expect(cheap.calls[0]!.model.id).toBe("haiku");
-    expect(cheap.calls[0]!.options.maxTokens).toBe(4096);
+    const fileLists = formatFileOperations(plan(session, {}, 3).fileOperations).length;
+    expect(cheap.calls[0]!.options.maxTokens).toBe(4096 - Math.ceil(fileLists / 4));
     expect(result.details.summarizerModel).toBe("scripted/haiku");
     expect(result.summary.startsWith("cheap summary")).toBe(true);
   });

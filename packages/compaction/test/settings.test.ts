@@ -2,6 +2,7 @@ import { ArborError } from "@arbor/ai-providers";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_COMPACTION_SETTINGS,
+  DEFAULT_SUMMARIZER_TIMEOUT_MS,
   InvalidCompactionSettingsError,
   resolveCompactionSettings,
   shouldCompact,
@@ -74,5 +75,14 @@ describe("shouldCompact", () => {
 
   it("never triggers when disabled", () => {
     expect(shouldCompact(1_000_000, 200_000, { enabled: false, reserveTokens: 16_384 })).toBe(false);
+  });
+});
+
+describe("compaction.timeoutMs", () => {
+  it("defaults to five minutes, accepts 0 (no limit) and rejects a negative value", () => {
+    expect(resolveCompactionSettings().timeoutMs).toBe(DEFAULT_SUMMARIZER_TIMEOUT_MS);
+    expect(DEFAULT_SUMMARIZER_TIMEOUT_MS).toBe(300_000);
+    expect(resolveCompactionSettings({ timeoutMs: 0 }).timeoutMs).toBe(0);
+    expect(() => resolveCompactionSettings({ timeoutMs: -1 })).toThrow(/timeoutMs/);
   });
 });
