@@ -126,9 +126,11 @@ export type { SessionEntryRef, SessionTreeNode } from "./session-tree.js";
 export type {
   AppendOptions,
   ListSessionsQuery,
+  SessionAppendListener,
   SessionPage,
   SessionStore,
   SessionSummary,
+  SessionWatch,
   StoredEntry,
   StoredSession,
 } from "./store.js";
