@@ -4,9 +4,9 @@
  */
 import { createRequire } from "node:module";
 
+export { openSqliteStore } from "./open-sqlite-store.js";
 export { SQLITE_SCHEMA_VERSION, SqliteSchemaTooNewError } from "./schema.js";
 export { SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-session-store.js";
-export { openSqliteStore } from "./open-sqlite-store.js";
 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })

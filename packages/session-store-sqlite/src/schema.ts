@@ -2,8 +2,9 @@
  * The database schema of {@link SqliteSessionStore}, versioned: `arbor_schema_version` holds the
  * version, and each migration moves it one step up inside one transaction.
  */
-import type Database from "better-sqlite3";
+
 import { ArborError } from "@arbor/session-store";
+import type Database from "better-sqlite3";
 
 /** Migrations in order: index 0 takes an empty database to version 1. */
 const MIGRATIONS: readonly string[] = [
@@ -71,7 +72,8 @@ export function migrateSchema(db: Database.Database, file: string): void {
     const version = row?.version ?? 0;
     if (version > SQLITE_SCHEMA_VERSION) throw new SqliteSchemaTooNewError(file, version);
     for (let next = version; next < SQLITE_SCHEMA_VERSION; next++) db.exec(MIGRATIONS[next] as string);
-    if (row === undefined) db.prepare("INSERT INTO arbor_schema_version (version) VALUES (?)").run(SQLITE_SCHEMA_VERSION);
+    if (row === undefined)
+      db.prepare("INSERT INTO arbor_schema_version (version) VALUES (?)").run(SQLITE_SCHEMA_VERSION);
     else if (version < SQLITE_SCHEMA_VERSION)
       db.prepare("UPDATE arbor_schema_version SET version = ?").run(SQLITE_SCHEMA_VERSION);
   });

@@ -25,8 +25,8 @@ import {
 import Database from "better-sqlite3";
 import { encodeBatch, listingTime, toJson } from "./encode-batch.js";
 import { migrateSchema } from "./schema.js";
-import { TextStoredEntry } from "./text-entry.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
+import { TextStoredEntry } from "./text-entry.js";
 
 /** Options of {@link SqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -92,7 +92,7 @@ export class SqliteSessionStore implements SessionStore {
 
   constructor(options: SqliteSessionStoreOptions) {
     if (typeof options?.file !== "string" || options.file === "") {
-      throw new InvalidArgumentError("SqliteSessionStore: pass { file } (a path, or \":memory:\").");
+      throw new InvalidArgumentError('SqliteSessionStore: pass { file } (a path, or ":memory:").');
     }
     this.file = options.file === ":memory:" ? options.file : resolve(options.file);
     if (this.file !== ":memory:") mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
@@ -236,7 +236,8 @@ export class SqliteSessionStore implements SessionStore {
   async deleteSession(sessionId: string): Promise<void> {
     this.assertOpen();
     const remove = this.db.transaction(() => {
-      if (this.statements.deleteSession.run(sessionId).changes === 0) throw new SessionNotFoundError(sessionId);
+      if (this.statements.deleteSession.run(sessionId).changes === 0)
+        throw new SessionNotFoundError(sessionId);
       this.statements.deleteEntries.run(sessionId);
     });
     remove.immediate();

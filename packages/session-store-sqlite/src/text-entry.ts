@@ -29,9 +29,13 @@ export class TextStoredEntry implements StoredEntry {
     try {
       value = JSON.parse(this.body);
     } catch (error) {
-      throw new SessionCorruptError(this.sessionId, `row ${this.seq} (entry "${this.id}") is not valid JSON`, {
-        cause: error,
-      });
+      throw new SessionCorruptError(
+        this.sessionId,
+        `row ${this.seq} (entry "${this.id}") is not valid JSON`,
+        {
+          cause: error,
+        },
+      );
     }
     const entry = value as SessionEntry;
     if (

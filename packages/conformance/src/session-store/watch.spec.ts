@@ -89,7 +89,9 @@ export function watchSpec<TStore extends SessionStore>(suite: SessionStoreSuite<
         handle = await watch(header.id, seen.onAppend);
         const entries = chain(4);
         await other.appendEntries(header.id, entries.slice(0, 2));
-        await other.appendEntries(header.id, entries.slice(2), { expectedLastEntryId: entries[1]?.id ?? null });
+        await other.appendEntries(header.id, entries.slice(2), {
+          expectedLastEntryId: entries[1]?.id ?? null,
+        });
         await waitForIds(seen.ids, 4);
         expect(seen.ids).toEqual(entries.map((entry) => entry.id));
       } finally {
