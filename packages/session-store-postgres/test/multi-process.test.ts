@@ -77,7 +77,7 @@ describeWithPostgres("PostgresSessionStore across processes", (url) => {
     // Conflicts happened and were all SessionConflictError (anything else is in `errors`).
     expect(reports.reduce((sum, report) => sum + report.conflicts, 0)).toBeGreaterThan(0);
     // The tree is one valid chain: every entry's parent is the entry before it.
-    read.entries.forEach((entry, index) => expect(entry.parentId).toBe(index === 0 ? null : ids[index - 1]));
+    expect(read.entries.map((entry) => entry.parentId)).toEqual([null, ...ids.slice(0, -1)]);
     const session = await Session.open(store, sessionId);
     expect(session.buildContext().messages).toHaveLength(ids.length);
     await store.close();
