@@ -62,14 +62,15 @@ interface SessionRow {
   parent_session: string | null;
 }
 
-interface EntryRowRead {
-  seq: number;
-  type: string | null;
-  id: string | null;
-  parent_id: string | null;
-  body: string | null;
-  valid: number;
-}
+/** A row of the entries query, as an array (`raw()`: no object per row). */
+type EntryRowRead = [
+  seq: number,
+  type: string | null,
+  id: string | null,
+  parentId: string | null,
+  body: string | null,
+  valid: number,
+];
 
 /**
  * A {@link SessionStore} in one SQLite file: a `arbor_sessions` row per session (its header's JSON
@@ -262,7 +263,7 @@ export class SqliteSessionStore implements SessionStore {
       readAfter: (seq) => {
         const warnings: string[] = [];
         const rows = this.statements.entries.all(sessionId, seq) as EntryRowRead[];
-        const next = rows.length === 0 ? seq : (rows.at(-1) as EntryRowRead).seq + 1;
+        const next = rows.length === 0 ? seq : (rows.at(-1) as EntryRowRead)[0] + 1;
         return { entries: this.toEntries(sessionId, rows, warnings), next };
       },
       onAppend,
@@ -282,14 +283,14 @@ export class SqliteSessionStore implements SessionStore {
 
   private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): TextStoredEntry[] {
     const entries: TextStoredEntry[] = [];
-    for (const row of rows) {
-      if (row.valid !== 1 || row.type === null || row.id === null || row.body === null) {
-        const warning = `row ${row.seq} (entry ${JSON.stringify(row.id)}) is not a valid entry; skipped`;
+    for (const [seq, type, id, parentId, body, valid] of rows) {
+      if (valid !== 1 || type === null || id === null || body === null) {
+        const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
         warnings.push(warning);
         this.warn(`${sessionId}: ${warning}`);
         continue;
       }
-      entries.push(new TextStoredEntry(sessionId, row.seq, row.type, row.id, row.parent_id, row.body));
+      entries.push(new TextStoredEntry(sessionId, seq, type, id, parentId, body));
     }
     return entries;
   }
@@ -320,10 +321,12 @@ function prepare(db: Database.Database) {
        WHERE id = @id`,
     ),
     header: db.prepare("SELECT header FROM arbor_sessions WHERE id = ?"),
-    entries: db.prepare(
-      `SELECT seq, type, id, parent_id, body, json_valid(body) AS valid FROM arbor_entries
+    entries: db
+      .prepare(
+        `SELECT seq, type, id, parent_id, body, json_valid(body) AS valid FROM arbor_entries
        WHERE session_id = ? AND seq >= ? ORDER BY seq`,
-    ),
+      )
+      .raw(),
     listAll: db.prepare(
       `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session FROM arbor_sessions
        WHERE @afterMs IS NULL OR updated_ms < @afterMs OR (updated_ms = @afterMs AND id > @afterId)
