@@ -23,6 +23,7 @@ export {
   type SessionMessage,
 } from "./context-messages.js";
 export { type ContextRepair, repairToolPairs, type SourcedMessage } from "./context-repair.js";
+export { type CopySessionsOptions, type CopySessionsResult, copySessions } from "./copy-sessions.js";
 export {
   type ActiveToolsChangeEntry,
   ActiveToolsChangeEntrySchema,
