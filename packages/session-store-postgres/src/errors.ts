@@ -32,6 +32,24 @@ export class PostgresUnavailableError extends ArborError {
   }
 }
 
+/** The server refused the credentials (SQLSTATE class 28). The message names neither user nor password. */
+export class PostgresAuthError extends ArborError {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly sqlState: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      "postgres_auth_failed",
+      `PostgreSQL at ${host}:${port} refused the credentials (SQLSTATE ${sqlState}). Check the user and ` +
+        "password of the connection URL (e.g. DATABASE_URL) or the PGUSER / PGPASSWORD variables.",
+      options,
+    );
+    this.name = "PostgresAuthError";
+  }
+}
+
 /** The database schema was written by a newer version of this package. */
 export class PostgresSchemaTooNewError extends ArborError {
   constructor(
@@ -55,7 +73,9 @@ export interface ServerAddress {
 }
 
 /**
- * Turns a connection failure into {@link PostgresUnavailableError}; other errors pass through.
+ * Turns a connection failure into {@link PostgresUnavailableError} and refused credentials into
+ * {@link PostgresAuthError} (whose cause is left out: pg's message names the user); other errors pass
+ * through.
  *
  * Contract: never puts the connection string, a user name or a password in the message.
  */
@@ -64,6 +84,9 @@ export function explainConnectionError(error: unknown, address: ServerAddress): 
   const message = error instanceof Error ? error.message : "";
   if (typeof code === "string" && UNREACHABLE.has(code)) {
     return new PostgresUnavailableError(address.host, address.port, code, { cause: error });
+  }
+  if (typeof code === "string" && code.startsWith("28")) {
+    return new PostgresAuthError(address.host, address.port, code);
   }
   if (/Connection terminated|timeout expired/i.test(message)) {
     return new PostgresUnavailableError(address.host, address.port, message.toLowerCase(), { cause: error });

@@ -4,7 +4,12 @@
  */
 import { createRequire } from "node:module";
 
-export { PostgresSchemaTooNewError, PostgresUnavailableError, type ServerAddress } from "./errors.js";
+export {
+  PostgresAuthError,
+  PostgresSchemaTooNewError,
+  PostgresUnavailableError,
+  type ServerAddress,
+} from "./errors.js";
 export { PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-session-store.js";
 export { POSTGRES_SCHEMA_VERSION } from "./schema.js";
 

@@ -54,6 +54,18 @@ describeWithPostgres("PostgresSessionStore schema", (url) => {
     for (const schema of schemas) await sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 
+  it("refuses unknown credentials without naming them", async () => {
+    const address = new URL(url);
+    const store = PostgresSessionStore.fromUrl(
+      `postgres://mallory:hunter2-pw@${address.hostname}:${address.port}${address.pathname}`,
+    );
+    const error = await store.connect().catch((reason: unknown) => reason);
+    expect(error).toMatchObject({ code: "postgres_auth_failed" });
+    expect((error as Error).message).toContain(`${address.hostname}:${address.port}`);
+    expect((error as Error).message).not.toMatch(/mallory|hunter2/);
+    await store.close();
+  });
+
   it("creates the schema once when many processes start at once (advisory lock), then reuses it", async () => {
     const schema = freshSchema();
     const stores = Array.from({ length: 6 }, () =>
