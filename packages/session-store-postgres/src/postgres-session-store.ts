@@ -4,12 +4,16 @@
 import {
   type AppendOptions,
   decodeListingCursor,
+  encodeEntryBatch,
   encodeListingCursor,
+  entryJson,
   InvalidArgumentError,
+  JsonTextEntry,
   type ListSessionsQuery,
+  listingTime,
+  parseStoredHeader,
   type SessionAppendListener,
   SessionConflictError,
-  SessionCorruptError,
   type SessionEntry,
   SessionExistsError,
   type SessionHeader,
@@ -21,12 +25,10 @@ import {
   type StoredSession,
 } from "@arbor/session-store";
 import pg from "pg";
-import { encodeBatch, listingTime, toJson } from "./encode-batch.js";
 import { explainConnectionError, type ServerAddress } from "./errors.js";
 import { PostgresListener } from "./postgres-watch.js";
 import { type StoreQueries, storeQueries } from "./queries.js";
 import { migrateSchema, quoteIdentifier } from "./schema.js";
-import { TextStoredEntry } from "./text-entry.js";
 
 /** Options of {@link PostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -148,7 +150,7 @@ export class PostgresSessionStore implements SessionStore {
     if (typeof id !== "string" || typeof cwd !== "string" || typeof timestamp !== "string") {
       throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
     }
-    const json = toJson(header, "createSession: the header");
+    const json = entryJson(header, "createSession: the header");
     const result = await this.query(this.queries.createSession, [
       id,
       json,
@@ -170,7 +172,7 @@ export class PostgresSessionStore implements SessionStore {
     entries: readonly SessionEntry[],
     options?: AppendOptions,
   ): Promise<void> {
-    const batch = encodeBatch(sessionId, entries);
+    const batch = encodeEntryBatch(sessionId, entries);
     const expected = options?.expectedLastEntryId;
     if (batch.rows.length === 0) {
       const state = await this.sessionState(sessionId);
@@ -210,7 +212,7 @@ export class PostgresSessionStore implements SessionStore {
     const header = await this.query<{ header: string }>(this.queries.header, [sessionId]);
     const text = header.rows[0]?.header;
     if (text === undefined) throw new SessionNotFoundError(sessionId);
-    const parsed = parseHeader(sessionId, text);
+    const parsed = parseStoredHeader(sessionId, text);
     const { rows } = await this.queryArrays(this.queries.entriesFrom, [sessionId, 0]);
     return { header: parsed, entries: toEntries(sessionId, rows), warnings: [] };
   }
@@ -307,9 +309,9 @@ export class PostgresSessionStore implements SessionStore {
   }
 }
 
-function toEntries(sessionId: string, rows: readonly EntryRow[]): TextStoredEntry[] {
+function toEntries(sessionId: string, rows: readonly EntryRow[]): JsonTextEntry[] {
   return rows.map(
-    ([seq, type, id, parentId, body]) => new TextStoredEntry(sessionId, seq, type, id, parentId, body),
+    ([seq, type, id, parentId, body]) => new JsonTextEntry(sessionId, seq, type, id, parentId, body),
   );
 }
 
@@ -330,19 +332,6 @@ function serverAddress(config: pg.PoolConfig): ServerAddress {
     host: host ?? process.env.PGHOST ?? "localhost",
     port: port ?? (process.env.PGPORT === undefined ? 5432 : Number(process.env.PGPORT)),
   };
-}
-
-function parseHeader(sessionId: string, text: string): SessionHeader {
-  let header: SessionHeader;
-  try {
-    header = JSON.parse(text) as SessionHeader;
-  } catch (error) {
-    throw new SessionCorruptError(sessionId, "the header is not valid JSON", { cause: error });
-  }
-  if (typeof header !== "object" || header === null || header.type !== "session" || header.id !== sessionId) {
-    throw new SessionCorruptError(sessionId, "the header is not a session header for this id");
-  }
-  return header;
 }
 
 function toSummary(row: SessionRow): SessionSummary {

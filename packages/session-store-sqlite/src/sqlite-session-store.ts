@@ -6,12 +6,16 @@ import { dirname, resolve } from "node:path";
 import {
   type AppendOptions,
   decodeListingCursor,
+  encodeEntryBatch,
   encodeListingCursor,
+  entryJson,
   InvalidArgumentError,
+  JsonTextEntry,
   type ListSessionsQuery,
+  listingTime,
+  parseStoredHeader,
   type SessionAppendListener,
   SessionConflictError,
-  SessionCorruptError,
   type SessionEntry,
   SessionExistsError,
   type SessionHeader,
@@ -23,10 +27,8 @@ import {
   type StoredSession,
 } from "@arbor/session-store";
 import Database from "better-sqlite3";
-import { encodeBatch, listingTime, toJson } from "./encode-batch.js";
 import { migrateSchema } from "./schema.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
-import { TextStoredEntry } from "./text-entry.js";
 
 /** Options of {@link SqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -137,7 +139,7 @@ export class SqliteSessionStore implements SessionStore {
     if (typeof id !== "string" || typeof cwd !== "string" || typeof timestamp !== "string") {
       throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
     }
-    const json = toJson(header, "createSession: the header");
+    const json = entryJson(header, "createSession: the header");
     const result = this.statements.createSession.run({
       id,
       header: json,
@@ -160,7 +162,7 @@ export class SqliteSessionStore implements SessionStore {
     options?: AppendOptions,
   ): Promise<void> {
     this.assertOpen();
-    const batch = encodeBatch(sessionId, entries);
+    const batch = encodeEntryBatch(sessionId, entries);
     const expected = options?.expectedLastEntryId;
     const { statements } = this;
     const append = this.db.transaction(() => {
@@ -206,7 +208,7 @@ export class SqliteSessionStore implements SessionStore {
     });
     const { header, rows } = read.deferred();
     const warnings: string[] = [];
-    const parsed = parseHeader(sessionId, header);
+    const parsed = parseStoredHeader(sessionId, header);
     const entries = this.toEntries(sessionId, rows, warnings);
     return { header: parsed, entries, warnings };
   }
@@ -281,8 +283,8 @@ export class SqliteSessionStore implements SessionStore {
     this.db.close();
   }
 
-  private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): TextStoredEntry[] {
-    const entries: TextStoredEntry[] = [];
+  private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): JsonTextEntry[] {
+    const entries: JsonTextEntry[] = [];
     for (const [seq, type, id, parentId, body, valid] of rows) {
       if (valid !== 1 || type === null || id === null || body === null) {
         const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
@@ -290,7 +292,7 @@ export class SqliteSessionStore implements SessionStore {
         this.warn(`${sessionId}: ${warning}`);
         continue;
       }
-      entries.push(new TextStoredEntry(sessionId, seq, type, id, parentId, body));
+      entries.push(new JsonTextEntry(sessionId, seq, type, id, parentId, body));
     }
     return entries;
   }
@@ -340,19 +342,6 @@ function prepare(db: Database.Database) {
     deleteSession: db.prepare("DELETE FROM arbor_sessions WHERE id = ?"),
     deleteEntries: db.prepare("DELETE FROM arbor_entries WHERE session_id = ?"),
   };
-}
-
-function parseHeader(sessionId: string, text: string): SessionHeader {
-  let header: SessionHeader;
-  try {
-    header = JSON.parse(text) as SessionHeader;
-  } catch (error) {
-    throw new SessionCorruptError(sessionId, "the header is not valid JSON", { cause: error });
-  }
-  if (typeof header !== "object" || header === null || header.type !== "session" || header.id !== sessionId) {
-    throw new SessionCorruptError(sessionId, "the header is not a session header for this id");
-  }
-  return header;
 }
 
 function toSummary(row: SessionRow): SessionSummary {

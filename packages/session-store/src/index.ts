@@ -25,6 +25,12 @@ export {
 export { type ContextRepair, repairToolPairs, type SourcedMessage } from "./context-repair.js";
 export { type CopySessionsOptions, type CopySessionsResult, copySessions } from "./copy-sessions.js";
 export {
+  type EncodedEntry,
+  type EncodedEntryBatch,
+  encodeEntryBatch,
+  entryJson,
+} from "./encode-batch.js";
+export {
   type ActiveToolsChangeEntry,
   ActiveToolsChangeEntrySchema,
   type BranchSummaryEntry,
@@ -72,11 +78,13 @@ export {
 } from "./errors.js";
 export { generateEntryId, generateSessionId } from "./ids.js";
 export { sessionFormatJsonSchema } from "./json-schema.js";
+export { JsonTextEntry, parseStoredHeader } from "./json-text-entry.js";
 export {
   compareListing,
   decodeListingCursor,
   encodeListingCursor,
   type ListingCursor,
+  listingTime,
 } from "./listing-order.js";
 export {
   type MemoryEntryRecord,

@@ -1,11 +1,13 @@
 /**
- * Turns a batch of entries into rows before anything is written: each entry's tree fields and JSON
- * text, and what the batch changes in the session's summary (message count, name, last activity).
+ * For backends that store entries as JSON text: a batch turned into rows before anything is written —
+ * each entry's tree fields and JSON text, and what the batch changes in the session's listing summary
+ * (message count, name, last activity).
  */
-import { InvalidArgumentError, type SessionEntry } from "@arbor/session-store";
+import { InvalidArgumentError } from "@arbor/ai-providers";
+import type { SessionEntry } from "./entries.js";
 
 /** One entry ready to be stored. */
-export interface EntryRow {
+export interface EncodedEntry {
   type: string;
   id: string;
   parentId: string | null;
@@ -13,8 +15,8 @@ export interface EntryRow {
 }
 
 /** A batch ready to be stored, with its effect on the session summary. */
-export interface EncodedBatch {
-  rows: EntryRow[];
+export interface EncodedEntryBatch {
+  rows: EncodedEntry[];
   /** `message` entries in the batch. */
   messages: number;
   /** The latest `session_info` name: a string (trimmed, `null` when cleared), or undefined when unchanged. */
@@ -29,8 +31,8 @@ export interface EncodedBatch {
  * Contract: throws `InvalidArgumentError` (code `invalid_argument`) for an entry without a string
  * `type` and `id` and a `parentId` (string or null), or that is not JSON data; nothing is written then.
  */
-export function encodeBatch(sessionId: string, entries: readonly SessionEntry[]): EncodedBatch {
-  const batch: EncodedBatch = { rows: [], messages: 0, name: undefined, updatedAt: undefined };
+export function encodeEntryBatch(sessionId: string, entries: readonly SessionEntry[]): EncodedEntryBatch {
+  const batch: EncodedEntryBatch = { rows: [], messages: 0, name: undefined, updatedAt: undefined };
   for (const [index, entry] of entries.entries()) {
     const { type, id, parentId, timestamp, name } = (entry ?? {}) as Record<string, unknown>;
     if (
@@ -43,7 +45,7 @@ export function encodeBatch(sessionId: string, entries: readonly SessionEntry[])
           `"parentId" (string or null).`,
       );
     }
-    batch.rows.push({ type, id, parentId, body: toJson(entry, `appendEntries: entry "${id}"`) });
+    batch.rows.push({ type, id, parentId, body: entryJson(entry, `appendEntries: entry "${id}"`) });
     if (type === "message") batch.messages += 1;
     if (type === "session_info" && typeof name === "string") batch.name = name.trim() || null;
     if (typeof timestamp === "string") batch.updatedAt = timestamp;
@@ -56,7 +58,7 @@ export function encodeBatch(sessionId: string, entries: readonly SessionEntry[])
  *
  * Contract: throws `InvalidArgumentError` naming `what`.
  */
-export function toJson(value: unknown, what: string): string {
+export function entryJson(value: unknown, what: string): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -65,10 +67,4 @@ export function toJson(value: unknown, what: string): string {
   }
   if (json === undefined) throw new InvalidArgumentError(`${what} is not JSON data.`);
   return json;
-}
-
-/** Milliseconds of an ISO timestamp for the listing order (0 when unreadable, as `compareListing` does). */
-export function listingTime(timestamp: string): number {
-  const value = Date.parse(timestamp);
-  return Number.isNaN(value) ? 0 : value;
 }

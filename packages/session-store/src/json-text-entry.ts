@@ -1,13 +1,19 @@
 /**
- * A stored entry backed by the JSON text of a database row: the tree fields come from the row's
- * columns, the body is parsed on the first `entry()` call.
+ * For backends that keep entries and headers as JSON text (database rows): a stored entry whose tree
+ * fields come from the row's columns and whose body is parsed on the first `entry()` call, and the
+ * check of a stored header.
  */
-import { SessionCorruptError, type SessionEntry, type StoredEntry } from "@arbor/session-store";
+import type { SessionEntry, SessionHeader } from "./entries.js";
+import { SessionCorruptError } from "./errors.js";
+import type { StoredEntry } from "./store.js";
 
 /** A {@link StoredEntry} over a row's JSON text, parsed once, lazily. */
-export class TextStoredEntry implements StoredEntry {
+export class JsonTextEntry implements StoredEntry {
   private parsed: SessionEntry | undefined;
 
+  /**
+   * @param seq - the row's position in the session (0-based), for error messages
+   */
   constructor(
     private readonly sessionId: string,
     readonly seq: number,
@@ -53,4 +59,23 @@ export class TextStoredEntry implements StoredEntry {
     this.parsed = entry;
     return entry;
   }
+}
+
+/**
+ * Parses a stored header's JSON text.
+ *
+ * Contract: throws `SessionCorruptError` when the text is not JSON or not a `{"type":"session"}` header
+ * naming `sessionId`.
+ */
+export function parseStoredHeader(sessionId: string, text: string): SessionHeader {
+  let header: SessionHeader;
+  try {
+    header = JSON.parse(text) as SessionHeader;
+  } catch (error) {
+    throw new SessionCorruptError(sessionId, "the header is not valid JSON", { cause: error });
+  }
+  if (typeof header !== "object" || header === null || header.type !== "session" || header.id !== sessionId) {
+    throw new SessionCorruptError(sessionId, "the header is not a session header for this id");
+  }
+  return header;
 }
