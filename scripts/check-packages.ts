@@ -39,10 +39,12 @@ const TEST_ONLY = ["@internal/conformance"];
 
 /**
  * Concrete implementations a package's tests may use to show it works with them (never its source):
- * the harness is tested end to end with the JSONL store.
+ * the harness is tested end to end with the JSONL store; the PostgreSQL store's tests copy sessions
+ * JSONL → SQLite → PostgreSQL → JSONL.
  */
 const TEST_EXTRA: Record<string, readonly string[]> = {
   "@arbor/harness": ["@arbor/session-store-jsonl"],
+  "@arbor/session-store-postgres": ["@arbor/session-store-jsonl", "@arbor/session-store-sqlite"],
 };
 
 /** Everything reachable through the arrows: what a package's tests may use (its dependencies' dependencies). */

@@ -87,6 +87,32 @@ describe("check:packages", () => {
     ]);
   });
 
+  it.each(["session-store-sqlite", "session-store-postgres"])(
+    "lets @arbor/%s use @arbor/session-store (a peer) and nothing else of the workspace",
+    (name) => {
+      const root = workspace([
+        providers,
+        { name: "@arbor/session-store", dir: "packages/session-store" },
+        { name: "@arbor/session-store-jsonl", dir: "packages/session-store-jsonl" },
+        {
+          name: `@arbor/${name}`,
+          dir: `packages/${name}`,
+          json: {
+            peerDependencies: { "@arbor/session-store": "workspace:^" },
+            devDependencies: { "@arbor/session-store": "workspace:*" },
+          },
+          files: {
+            "src/index.ts": 'export { Session } from "@arbor/session-store";\n',
+            "src/other.ts": 'export { encodeCwd } from "@arbor/session-store-jsonl";\n',
+          },
+        },
+      ]);
+      expect(checkPackages(root)).toEqual([
+        `packages/${name}/src/other.ts: imports @arbor/session-store-jsonl, but @arbor/${name} may not import @arbor/session-store-jsonl (DESIGN.md section 1)`,
+      ]);
+    },
+  );
+
   it("fails when package.json depends on a forbidden package, even without an import", () => {
     const root = workspace([
       providers,

@@ -8,6 +8,7 @@ import {
   type AppendOptions,
   type ListSessionsQuery,
   needsMigration,
+  type SessionAppendListener,
   SessionConflictError,
   type SessionEntry,
   SessionExistsError,
@@ -15,11 +16,13 @@ import {
   SessionNotFoundError,
   type SessionPage,
   type SessionStore,
+  type SessionWatch,
   type StoredSession,
 } from "@arbor/session-store";
 import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
+import { JsonlWatch } from "./jsonl-watch.js";
 import { assertValidSessionId, encodeCwd, resolveHome, SessionPathIndex, sessionFileName } from "./layout.js";
 import { listSessionFiles, type SummaryCache } from "./listing.js";
 import { migrateSessionBytes } from "./migration.js";
@@ -62,6 +65,7 @@ export class JsonlSessionStore implements SessionStore {
   private readonly index: SessionPathIndex;
   private readonly files = new Map<string, SessionFile>();
   private readonly summaries: SummaryCache = new Map();
+  private readonly watches = new Set<JsonlWatch>();
 
   constructor(options: JsonlSessionStoreOptions = {}) {
     this.sessionsDirectory = join(resolveHome(options.home), "sessions");
@@ -252,8 +256,33 @@ export class JsonlSessionStore implements SessionStore {
     this.summaries.delete(path);
   }
 
-  /** Waits for syncs in flight, closes descriptors and releases every lock this store holds. Idempotent. */
+  /**
+   * Follows a session file: `fs.watch` (and a 500 ms size poll behind it) and a read of the batches
+   * committed after the last one delivered, whichever process appended them. Takes no lock.
+   *
+   * Contract: see {@link SessionStore.watch}.
+   */
+  async watch(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch> {
+    assertValidSessionId(sessionId);
+    const watch = new JsonlWatch(
+      sessionId,
+      this.requirePath(sessionId),
+      onAppend,
+      (closed) => {
+        this.watches.delete(closed);
+      },
+      this.context.warn,
+    );
+    this.watches.add(watch);
+    return watch;
+  }
+
+  /**
+   * Waits for syncs in flight, closes descriptors, stops every watch and releases every lock this
+   * store holds. Idempotent.
+   */
   async close(): Promise<void> {
+    await Promise.all([...this.watches].map((watch) => watch.close()));
     const files = [...this.files.values()];
     await Promise.all(files.map((file) => file.idle()));
     for (const file of files) this.forget(file);

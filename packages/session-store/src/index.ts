@@ -23,6 +23,13 @@ export {
   type SessionMessage,
 } from "./context-messages.js";
 export { type ContextRepair, repairToolPairs, type SourcedMessage } from "./context-repair.js";
+export { type CopySessionsOptions, type CopySessionsResult, copySessions } from "./copy-sessions.js";
+export {
+  type EncodedEntry,
+  type EncodedEntryBatch,
+  encodeEntryBatch,
+  entryJson,
+} from "./encode-batch.js";
 export {
   type ActiveToolsChangeEntry,
   ActiveToolsChangeEntrySchema,
@@ -71,11 +78,13 @@ export {
 } from "./errors.js";
 export { generateEntryId, generateSessionId } from "./ids.js";
 export { sessionFormatJsonSchema } from "./json-schema.js";
+export { JsonTextEntry, parseStoredHeader } from "./json-text-entry.js";
 export {
   compareListing,
   decodeListingCursor,
   encodeListingCursor,
   type ListingCursor,
+  listingTime,
 } from "./listing-order.js";
 export {
   type MemoryEntryRecord,
@@ -126,9 +135,11 @@ export type { SessionEntryRef, SessionTreeNode } from "./session-tree.js";
 export type {
   AppendOptions,
   ListSessionsQuery,
+  SessionAppendListener,
   SessionPage,
   SessionStore,
   SessionSummary,
+  SessionWatch,
   StoredEntry,
   StoredSession,
 } from "./store.js";

@@ -11,14 +11,18 @@ export interface ListingCursor {
   id: string;
 }
 
-function time(timestamp: string): number {
+/**
+ * The milliseconds of an ISO timestamp as the listing orders them (0 when unreadable): what a database
+ * backend stores in an indexed column to list in the same order.
+ */
+export function listingTime(timestamp: string): number {
   const value = Date.parse(timestamp);
   return Number.isNaN(value) ? 0 : value;
 }
 
 /** Newest activity first; ties by id, so that the order (and a cursor) is total. */
 export function compareListing(a: ListingCursor, b: ListingCursor): number {
-  return time(b.updatedAt) - time(a.updatedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return listingTime(b.updatedAt) - listingTime(a.updatedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** The opaque `nextCursor` string for a position. */

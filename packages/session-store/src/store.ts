@@ -72,6 +72,19 @@ export interface AppendOptions {
 }
 
 /**
+ * Called by {@link SessionStore.watch} with the entries of one or more appends, in append order.
+ *
+ * Contract: must not throw; it is called again only after it has returned.
+ */
+export type SessionAppendListener = (entries: readonly StoredEntry[]) => void;
+
+/** What {@link SessionStore.watch} returns: stops the delivery when closed. */
+export interface SessionWatch {
+  /** Stops delivering. Contract: idempotent; after it resolves `onAppend` is not called again. */
+  close(): Promise<void>;
+}
+
+/**
  * Persistence of sessions as append-only entry logs. A backend never rewrites or interprets the tree:
  * compaction, labels, leaf moves and branch summaries are entries like any other. Every backend passes
  * `describeSessionStore()` from `@internal/conformance`.
@@ -113,6 +126,17 @@ export interface SessionStore {
    * Contract: throws `SessionNotFoundError` for an unknown id.
    */
   deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Follows a session live (optional capability): calls `onAppend` with the entries appended after the
+   * watch started, whoever appended them (this instance, another instance, another process or, for a
+   * networked backend, another machine).
+   *
+   * Contract: throws `SessionNotFoundError` for an unknown id. Resolves once following has started:
+   * every entry committed after that is delivered exactly once, in append order, with nothing
+   * committed before it; a batch is never split across calls. Delivery may lag the commit (a polling
+   * backend documents its interval). `close()` of the watch or of the store stops it.
+   */
+  watch?(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch>;
   /** Releases resources (locks, handles, connections). Optional; calling it twice is harmless. */
   close?(): Promise<void>;
 }

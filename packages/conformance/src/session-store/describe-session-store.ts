@@ -6,6 +6,7 @@ import { createSessionSpec } from "./create-session.spec.js";
 import { deleteSessionSpec } from "./delete-session.spec.js";
 import { listSessionsSpec } from "./list-sessions.spec.js";
 import { readSessionSpec } from "./read-session.spec.js";
+import { watchSpec } from "./watch.spec.js";
 
 /** Options of {@link describeSessionStore}. */
 export interface DescribeSessionStoreOptions<TStore extends SessionStore = SessionStore> {
@@ -39,7 +40,8 @@ export interface SessionStoreSuite<TStore extends SessionStore = SessionStore> {
 
 /**
  * Registers the vitest suite every {@link SessionStore} backend passes, one spec file per method:
- * `createSession`, `appendEntries`, `readSession`, `listSessions`, `deleteSession`, `close`. It checks
+ * `createSession`, `appendEntries`, `readSession`, `listSessions`, `deleteSession`, `close`, and
+ * `watch` when the store has it (live followers). It checks
  * round trips (unknown fields and entry types included), append order, atomic batches,
  * `expectedLastEntryId` conflicts (also between concurrent appends), unknown ids, corrupt data (with the
  * `corrupt` hook), pagination (newest activity first, `limit`/`cursor`, `cwd` filter), independence of
@@ -80,5 +82,6 @@ export function describeSessionStore<TStore extends SessionStore>(
     listSessionsSpec(suite);
     deleteSessionSpec(suite);
     closeSpec(suite);
+    watchSpec(suite);
   });
 }

@@ -1,0 +1,348 @@
+/**
+ * `PostgresSessionStore`: sessions in PostgreSQL, shared by every process and machine that connects.
+ */
+import {
+  type AppendOptions,
+  decodeListingCursor,
+  encodeEntryBatch,
+  encodeListingCursor,
+  entryJson,
+  InvalidArgumentError,
+  JsonTextEntry,
+  type ListSessionsQuery,
+  listingTime,
+  parseStoredHeader,
+  type SessionAppendListener,
+  SessionConflictError,
+  type SessionEntry,
+  SessionExistsError,
+  type SessionHeader,
+  SessionNotFoundError,
+  type SessionPage,
+  type SessionStore,
+  type SessionSummary,
+  type SessionWatch,
+  type StoredSession,
+} from "@arbor/session-store";
+import pg from "pg";
+import { explainConnectionError, type ServerAddress } from "./errors.js";
+import { PostgresListener } from "./postgres-watch.js";
+import { type StoreQueries, storeQueries } from "./queries.js";
+import { migrateSchema, quoteIdentifier } from "./schema.js";
+
+/** Options of {@link PostgresSessionStore}. */
+export interface PostgresSessionStoreOptions {
+  /** `postgres://user:password@host:port/database?…`; merged into `pool` (which wins on conflicts). */
+  connectionString?: string;
+  /** Options of the `pg.Pool` the store creates (`max`, `idleTimeoutMillis`, `ssl`, `host`, …). */
+  pool?: pg.PoolConfig;
+  /** The PostgreSQL schema holding the tables, created when missing; default `"arbor"`. */
+  schema?: string;
+  /**
+   * Receives every warning (an idle connection lost, a watch reconnecting). Never holds credentials.
+   *
+   * Contract: must not throw.
+   */
+  onWarning?: (message: string) => void;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+
+type EntryRow = [seq: number, type: string, id: string, parentId: string | null, body: string];
+
+interface SessionRow {
+  id: string;
+  cwd: string;
+  created_at: string;
+  updated_at: string;
+  message_count: number;
+  name: string | null;
+  parent_session: string | null;
+}
+
+/**
+ * A {@link SessionStore} in PostgreSQL: a `sessions` row per session (the header's JSON and the
+ * listing summary, kept up to date on every append) and an `entries` row per entry (its JSON exactly as
+ * appended, in a `json` column, which keeps the text byte for byte).
+ *
+ * An append is one statement, so one transaction: an `UPDATE … WHERE last_entry_id = $expected` on
+ * the session row (the row lock serializes writers on every machine; the database does the
+ * compare-and-set), the entry rows with their `(session, seq)` primary key, and a `NOTIFY` for
+ * {@link PostgresSessionStore.watch}. The schema is created and migrated on first use under an
+ * advisory lock. Passes `describeSessionStore()`.
+ */
+export class PostgresSessionStore implements SessionStore {
+  /** The PostgreSQL schema of the tables. */
+  readonly schema: string;
+  /** Where the store connects (host and port only). */
+  readonly address: ServerAddress;
+  private readonly pool: pg.Pool;
+  private readonly config: pg.PoolConfig;
+  private readonly queries: StoreQueries;
+  private readonly channel: string;
+  private readonly warn: (message: string) => void;
+  private ready: Promise<void> | undefined;
+  private listener: PostgresListener | undefined;
+  private closed = false;
+
+  constructor(options: PostgresSessionStoreOptions = {}) {
+    this.schema = options.schema ?? "arbor";
+    if (this.schema === "" || this.schema.length > 40) {
+      throw new InvalidArgumentError("PostgresSessionStore: schema must be a name of 1 to 40 characters.");
+    }
+    this.config = { connectionString: options.connectionString, ...options.pool };
+    this.address = serverAddress(this.config);
+    const onWarning = options.onWarning;
+    this.warn = (message) => onWarning?.(message);
+    this.pool = new pg.Pool(this.config);
+    // An idle client's error (a server restart) must not crash the process; the next query reconnects.
+    this.pool.on("error", (error) => this.warn(`idle PostgreSQL connection lost: ${error.message}`));
+    this.queries = storeQueries(quoteIdentifier(this.schema));
+    this.channel = `arbor_append:${this.schema}`;
+  }
+
+  /**
+   * Opens a store from a `postgres://` (or `postgresql://`) URL.
+   *
+   * Contract: throws `InvalidArgumentError` for another scheme; connects lazily (the first operation
+   * creates or migrates the schema and reports an unreachable server as `PostgresUnavailableError`).
+   */
+  static fromUrl(
+    url: string,
+    options: Omit<PostgresSessionStoreOptions, "connectionString"> = {},
+  ): PostgresSessionStore {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new InvalidArgumentError(
+        "PostgresSessionStore.fromUrl: pass a postgres://host:port/database URL.",
+      );
+    }
+    return new PostgresSessionStore({ ...options, connectionString: url });
+  }
+
+  /**
+   * Connects and creates or migrates the schema. Every operation does it first; call it to fail early.
+   *
+   * Contract: throws `PostgresUnavailableError` (naming host and port) when the server cannot be
+   * reached and `PostgresSchemaTooNewError` for a newer schema; a failed attempt is retried next time.
+   */
+  async connect(): Promise<void> {
+    if (this.closed) throw new InvalidArgumentError("PostgresSessionStore: the store is closed.");
+    this.ready ??= (async () => {
+      const client = await this.pool.connect();
+      try {
+        await migrateSchema(client, this.schema);
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      this.ready = undefined;
+      throw explainConnectionError(error, this.address);
+    });
+    await this.ready;
+  }
+
+  /**
+   * Contract: see {@link SessionStore.createSession}; throws `InvalidArgumentError` for a header that
+   * is not JSON data or lacks a string `id`, `cwd` and `timestamp`.
+   */
+  async createSession(header: SessionHeader): Promise<void> {
+    const { id, cwd, timestamp, parentSession } = (header ?? {}) as Partial<SessionHeader>;
+    if (typeof id !== "string" || typeof cwd !== "string" || typeof timestamp !== "string") {
+      throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
+    }
+    const json = entryJson(header, "createSession: the header");
+    const result = await this.query(this.queries.createSession, [
+      id,
+      json,
+      cwd,
+      timestamp,
+      listingTime(timestamp),
+      typeof parentSession === "string" ? parentSession : null,
+    ]);
+    if (result.rowCount === 0) throw new SessionExistsError(id);
+  }
+
+  /**
+   * Contract: see {@link SessionStore.appendEntries}. One statement: the compare-and-set on the
+   * session row, the rows and the notification commit together or not at all. Throws
+   * `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its tree fields.
+   */
+  async appendEntries(
+    sessionId: string,
+    entries: readonly SessionEntry[],
+    options?: AppendOptions,
+  ): Promise<void> {
+    const batch = encodeEntryBatch(sessionId, entries);
+    const expected = options?.expectedLastEntryId;
+    if (batch.rows.length === 0) {
+      const state = await this.sessionState(sessionId);
+      if (expected !== undefined && expected !== state.lastEntryId) {
+        throw new SessionConflictError(sessionId, expected, state.lastEntryId);
+      }
+      return;
+    }
+    const { rows } = await this.query(this.queries.append, [
+      sessionId,
+      batch.rows.length,
+      batch.rows.at(-1)?.id,
+      batch.messages,
+      batch.name !== undefined,
+      batch.name ?? null,
+      batch.updatedAt ?? null,
+      batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
+      expected !== undefined,
+      expected ?? null,
+      batch.rows.map((row) => row.id),
+      batch.rows.map((row) => row.parentId),
+      batch.rows.map((row) => row.type),
+      batch.rows.map((row) => row.body),
+      this.channel,
+    ]);
+    if (rows.length === 1) return;
+    const state = await this.sessionState(sessionId);
+    throw new SessionConflictError(sessionId, expected ?? null, state.lastEntryId);
+  }
+
+  /**
+   * Contract: see {@link SessionStore.readSession}. Reads the tree columns and JSON text of every row
+   * in one query; bodies are parsed when `entry()` asks. The database only accepts valid JSON, and a
+   * row whose text disagrees with its columns makes its `entry()` throw `SessionCorruptError`.
+   */
+  async readSession(sessionId: string): Promise<StoredSession> {
+    const header = await this.query<{ header: string }>(this.queries.header, [sessionId]);
+    const text = header.rows[0]?.header;
+    if (text === undefined) throw new SessionNotFoundError(sessionId);
+    const parsed = parseStoredHeader(sessionId, text);
+    const { rows } = await this.queryArrays(this.queries.entriesFrom, [sessionId, 0]);
+    return { header: parsed, entries: toEntries(sessionId, rows), warnings: [] };
+  }
+
+  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed. */
+  async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
+    const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new InvalidArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
+    }
+    const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
+    const text = query?.cwd === undefined ? this.queries.listAll : this.queries.listCwd;
+    const { rows } = await this.query<SessionRow>(text, [
+      query?.cwd ?? null,
+      after === undefined ? null : listingTime(after.updatedAt),
+      after?.id ?? null,
+      limit + 1,
+    ]);
+    const sessions = rows.slice(0, limit).map(toSummary);
+    const last = sessions.at(-1);
+    if (rows.length <= limit || last === undefined) return { sessions };
+    return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
+  }
+
+  /** Contract: see {@link SessionStore.deleteSession}; the entries go with the session row (cascade). */
+  async deleteSession(sessionId: string): Promise<void> {
+    const result = await this.query(this.queries.deleteSession, [sessionId]);
+    if (result.rowCount === 0) throw new SessionNotFoundError(sessionId);
+  }
+
+  /**
+   * Follows a session with `LISTEN`: every append commits a `NOTIFY` naming its session, and the
+   * watch then reads the rows after the last one it delivered. One connection per store serves every
+   * watch; it reconnects (and catches up) after a lost connection.
+   *
+   * Contract: see {@link SessionStore.watch}.
+   */
+  async watch(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch> {
+    await this.connect();
+    this.listener ??= new PostgresListener({
+      config: this.config,
+      channel: this.channel,
+      address: this.address,
+      warn: this.warn,
+      readFrom: async (id, seq) => {
+        const { rows } = await this.queryArrays(this.queries.entriesFrom, [id, seq]);
+        const last = rows.at(-1);
+        return { entries: toEntries(id, rows), next: last === undefined ? seq : last[0] + 1 };
+      },
+    });
+    await this.listener.start();
+    const state = await this.query<{ entry_count: number }>(this.queries.sessionState, [sessionId]);
+    const from = state.rows[0]?.entry_count;
+    if (from === undefined) throw new SessionNotFoundError(sessionId);
+    return this.listener.add(sessionId, from, onAppend);
+  }
+
+  /** Stops every watch and ends the pool and the listening connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener?.close();
+    await this.pool.end();
+  }
+
+  private async sessionState(sessionId: string): Promise<{ lastEntryId: string | null }> {
+    const { rows } = await this.query<{ last_entry_id: string | null }>(this.queries.sessionState, [
+      sessionId,
+    ]);
+    const row = rows[0];
+    if (row === undefined) throw new SessionNotFoundError(sessionId);
+    return { lastEntryId: row.last_entry_id };
+  }
+
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    await this.connect();
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw explainConnectionError(error, this.address);
+    }
+  }
+
+  private async queryArrays(text: string, values: unknown[]): Promise<{ rows: EntryRow[] }> {
+    await this.connect();
+    try {
+      return await this.pool.query<EntryRow>({ text, values, rowMode: "array" });
+    } catch (error) {
+      throw explainConnectionError(error, this.address);
+    }
+  }
+}
+
+function toEntries(sessionId: string, rows: readonly EntryRow[]): JsonTextEntry[] {
+  return rows.map(
+    ([seq, type, id, parentId, body]) => new JsonTextEntry(sessionId, seq, type, id, parentId, body),
+  );
+}
+
+/** Host and port the pool connects to, as `pg` resolves them (config, URL, `PG*` variables, defaults). */
+function serverAddress(config: pg.PoolConfig): ServerAddress {
+  let host = config.host;
+  let port = config.port === undefined ? undefined : Number(config.port);
+  if (config.connectionString !== undefined) {
+    try {
+      const url = new URL(config.connectionString);
+      host ??= decodeURIComponent(url.hostname) || undefined;
+      port ??= url.port === "" ? undefined : Number(url.port);
+    } catch {
+      // pg reports a URL it cannot parse itself.
+    }
+  }
+  return {
+    host: host ?? process.env.PGHOST ?? "localhost",
+    port: port ?? (process.env.PGPORT === undefined ? 5432 : Number(process.env.PGPORT)),
+  };
+}
+
+function toSummary(row: SessionRow): SessionSummary {
+  const summary: SessionSummary = {
+    id: row.id,
+    cwd: row.cwd,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    messageCount: row.message_count,
+  };
+  if (row.name !== null) summary.name = row.name;
+  if (row.parent_session !== null) summary.parentSession = row.parent_session;
+  return summary;
+}

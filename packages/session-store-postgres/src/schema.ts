@@ -1,0 +1,83 @@
+/**
+ * The database schema of {@link PostgresSessionStore}, created and migrated by the package: a
+ * `schema_version` table holds the version, and every start takes a transaction-level advisory lock
+ * before looking, so processes starting at once migrate one after the other.
+ */
+import type pg from "pg";
+import { PostgresSchemaTooNewError } from "./errors.js";
+
+/** Migrations in order, `$S` standing for the quoted schema name: index 0 takes it to version 1. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE $S.sessions (
+    id text COLLATE "C" PRIMARY KEY,
+    header json NOT NULL,
+    cwd text NOT NULL,
+    created_at text NOT NULL,
+    updated_at text NOT NULL,
+    updated_ms bigint NOT NULL,
+    message_count integer NOT NULL DEFAULT 0,
+    entry_count integer NOT NULL DEFAULT 0,
+    last_entry_id text,
+    name text,
+    parent_session text
+  );
+  CREATE INDEX sessions_by_activity ON $S.sessions (updated_ms DESC, id);
+  CREATE INDEX sessions_by_cwd ON $S.sessions (cwd, updated_ms DESC, id);
+  CREATE TABLE $S.entries (
+    session_id text COLLATE "C" NOT NULL REFERENCES $S.sessions (id) ON DELETE CASCADE,
+    seq integer NOT NULL,
+    id text NOT NULL,
+    parent_id text,
+    type text NOT NULL,
+    body json NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE INDEX entries_by_id ON $S.entries (session_id, id);
+  CREATE INDEX entries_by_parent ON $S.entries (session_id, parent_id);
+  `,
+];
+
+/** The schema version this package writes. */
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** A quoted SQL identifier. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Creates or migrates the schema to {@link POSTGRES_SCHEMA_VERSION} in one transaction under
+ * `pg_advisory_xact_lock`.
+ *
+ * Contract: idempotent, safe when many processes start at once; throws `PostgresSchemaTooNewError`
+ * for a newer schema (changing nothing).
+ */
+export async function migrateSchema(client: pg.ClientBase, schema: string): Promise<void> {
+  const quoted = quoteIdentifier(schema);
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`arbor-session-store:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer NOT NULL)`);
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${quoted}.schema_version`);
+    const version = rows[0]?.version ?? 0;
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new PostgresSchemaTooNewError(schema, version, POSTGRES_SCHEMA_VERSION);
+    }
+    for (let next = version; next < POSTGRES_SCHEMA_VERSION; next++) {
+      await client.query((MIGRATIONS[next] as string).replaceAll("$S", quoted));
+    }
+    if (rows.length === 0) {
+      await client.query(`INSERT INTO ${quoted}.schema_version (version) VALUES ($1)`, [
+        POSTGRES_SCHEMA_VERSION,
+      ]);
+    } else if (version < POSTGRES_SCHEMA_VERSION) {
+      await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [POSTGRES_SCHEMA_VERSION]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}

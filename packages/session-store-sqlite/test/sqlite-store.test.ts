@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, expect, it } from "vitest";
+import {
+  openSqliteStore,
+  SQLITE_SCHEMA_VERSION,
+  SqliteSchemaTooNewError,
+  SqliteSessionStore,
+} from "../src/index.js";
+
+const directory = mkdtempSync(join(tmpdir(), "arbor-sqlite-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+const newFile = () => join(directory, `store-${files++}.db`);
+const header = (id: string) => ({
+  type: "session" as const,
+  version: 3,
+  id,
+  timestamp: "2026-01-01T00:00:00.000Z",
+  cwd: "/w",
+});
+const entry = (id: string, parentId: string | null) =>
+  ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+  }) as never;
+
+it("reports a corrupt row in warnings and skips it, never failing the read", async () => {
+  const file = newFile();
+  const warned: string[] = [];
+  const store = new SqliteSessionStore({ file, onWarning: (message) => warned.push(message) });
+  await store.createSession(header("s"));
+  await store.appendEntries("s", [entry("a", null), entry("b", "a"), entry("c", "b")]);
+  const db = new Database(file);
+  db.prepare("UPDATE arbor_entries SET body = '{torn' WHERE id = 'b'").run();
+  db.close();
+  const read = await store.readSession("s");
+  expect(read.entries.map((stored) => stored.id)).toEqual(["a", "c"]);
+  expect(read.warnings).toEqual(['row 1 (entry "b") is not a valid entry; skipped']);
+  expect(warned).toEqual(['s: row 1 (entry "b") is not a valid entry; skipped']);
+  await store.close();
+});
+
+it("uses WAL, a busy timeout and a schema version table", async () => {
+  const file = newFile();
+  const store = openSqliteStore({ file, busyTimeoutMs: 1234 });
+  await store.close();
+  const db = new Database(file);
+  expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+  expect(db.prepare("SELECT version FROM arbor_schema_version").all()).toEqual([
+    { version: SQLITE_SCHEMA_VERSION },
+  ]);
+  const indexes = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'arbor_entries'")
+    .all();
+  expect(indexes.map((row) => (row as { name: string }).name)).toEqual(
+    expect.arrayContaining(["arbor_entries_by_id", "arbor_entries_by_parent"]),
+  );
+  db.prepare("UPDATE arbor_schema_version SET version = ?").run(SQLITE_SCHEMA_VERSION + 1);
+  db.close();
+  expect(() => new SqliteSessionStore({ file })).toThrow(SqliteSchemaTooNewError);
+});
+
+it("opens from a sqlite: URL, and many sessions share the file", async () => {
+  const file = newFile();
+  const store = SqliteSessionStore.fromUrl(`sqlite:${file}`);
+  await store.createSession(header("one"));
+  await store.createSession(header("two"));
+  await store.close();
+  const again = SqliteSessionStore.fromUrl(`sqlite://${file}`);
+  expect((await again.listSessions()).sessions.map((session) => session.id).sort()).toEqual(["one", "two"]);
+  await again.close();
+  expect(() => SqliteSessionStore.fromUrl("sqlite:")).toThrow(/sqlite:FILE/);
+});
+
+it("refuses operations after close()", async () => {
+  const store = new SqliteSessionStore({ file: ":memory:" });
+  await store.close();
+  await expect(store.listSessions()).rejects.toThrow(/closed/);
+});

@@ -1,0 +1,81 @@
+/**
+ * For backends that keep entries and headers as JSON text (database rows): a stored entry whose tree
+ * fields come from the row's columns and whose body is parsed on the first `entry()` call, and the
+ * check of a stored header.
+ */
+import type { SessionEntry, SessionHeader } from "./entries.js";
+import { SessionCorruptError } from "./errors.js";
+import type { StoredEntry } from "./store.js";
+
+/** A {@link StoredEntry} over a row's JSON text, parsed once, lazily. */
+export class JsonTextEntry implements StoredEntry {
+  private parsed: SessionEntry | undefined;
+
+  /**
+   * @param seq - the row's position in the session (0-based), for error messages
+   */
+  constructor(
+    private readonly sessionId: string,
+    readonly seq: number,
+    readonly type: string,
+    readonly id: string,
+    readonly parentId: string | null,
+    private readonly body: string,
+  ) {}
+
+  /**
+   * The full entry, unknown fields included.
+   *
+   * Contract: parses the row at most once and returns the same object on every call; throws
+   * `SessionCorruptError` (naming the row) when its text is not JSON or disagrees with its columns.
+   */
+  entry(): SessionEntry {
+    if (this.parsed !== undefined) return this.parsed;
+    let value: unknown;
+    try {
+      value = JSON.parse(this.body);
+    } catch (error) {
+      throw new SessionCorruptError(
+        this.sessionId,
+        `row ${this.seq} (entry "${this.id}") is not valid JSON`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const entry = value as SessionEntry;
+    if (
+      typeof value !== "object" ||
+      value === null ||
+      entry.type !== this.type ||
+      entry.id !== this.id ||
+      (entry.parentId ?? null) !== this.parentId
+    ) {
+      throw new SessionCorruptError(
+        this.sessionId,
+        `row ${this.seq} (entry "${this.id}") does not match its type, id and parentId columns`,
+      );
+    }
+    this.parsed = entry;
+    return entry;
+  }
+}
+
+/**
+ * Parses a stored header's JSON text.
+ *
+ * Contract: throws `SessionCorruptError` when the text is not JSON or not a `{"type":"session"}` header
+ * naming `sessionId`.
+ */
+export function parseStoredHeader(sessionId: string, text: string): SessionHeader {
+  let header: SessionHeader;
+  try {
+    header = JSON.parse(text) as SessionHeader;
+  } catch (error) {
+    throw new SessionCorruptError(sessionId, "the header is not valid JSON", { cause: error });
+  }
+  if (typeof header !== "object" || header === null || header.type !== "session" || header.id !== sessionId) {
+    throw new SessionCorruptError(sessionId, "the header is not a session header for this id");
+  }
+  return header;
+}
