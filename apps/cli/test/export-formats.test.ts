@@ -2,10 +2,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import { escapeHtml, exportHtml, exportMarkdown, fenced, HTML_SCRIPT, inlineCode } from "@arbor/session-view";
 import { describe, expect, it } from "vitest";
-import { escapeHtml, exportHtml } from "../src/export/html.js";
-import { HTML_SCRIPT } from "../src/export/html-assets.js";
-import { exportMarkdown, fenced, inlineCode } from "../src/export/markdown.js";
 import {
   assistantEntry,
   FIXTURE_CWD,
