@@ -1,30 +1,18 @@
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { describe, expect, test } from "vitest";
 import { entryTextLines, previewView, treeRows, treeTextLines, viewEntry } from "../src/index.js";
-
-const USAGE = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+import { assistantMessage } from "./helpers.js";
 
 /** root → a (user) → b (assistant calling read) ; a → c (user, another branch). */
 async function branchedSession(): Promise<{ session: Session; ids: { a: string; b: string; c: string } }> {
   const session = await Session.create(new MemorySessionStore(), { cwd: "/project" });
   const a = session.appendMessage({ role: "user", content: "Hello there", timestamp: 1 });
-  const b = session.appendMessage({
-    role: "assistant",
-    content: [{ type: "toolCall", id: "call1", name: "read", arguments: { path: "notes.txt" } }],
-    api: "test",
-    provider: "test",
-    model: "m",
-    usage: USAGE,
-    stopReason: "toolUse",
-    timestamp: 2,
-  });
+  const b = session.appendMessage(
+    assistantMessage([{ type: "toolCall", id: "call1", name: "read", arguments: { path: "notes.txt" } }], {
+      model: "m",
+      stopReason: "toolUse",
+    }),
+  );
   session.moveTo(a.id);
   const c = session.appendMessage({ role: "user", content: "Another way", timestamp: 3 });
   session.appendLabel(c.id, "alt");

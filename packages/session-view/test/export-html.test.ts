@@ -11,34 +11,13 @@ import {
   inlineCode,
   markdownHtml,
 } from "../src/index.js";
-
-const USAGE = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
-function assistant(text: string) {
-  return {
-    role: "assistant" as const,
-    content: [{ type: "text" as const, text }],
-    api: "test",
-    provider: "test",
-    model: "test-model",
-    usage: USAGE,
-    stopReason: "stop" as const,
-    timestamp: 2,
-  };
-}
+import { assistantMessage } from "./helpers.js";
 
 /** A session with one user message and one reply of `reply`. */
 async function sessionWith(user: string, reply: string): Promise<Session> {
   const session = await Session.create(new MemorySessionStore(), { cwd: "/project" });
   session.appendMessage({ role: "user", content: user, timestamp: 1 });
-  session.appendMessage(assistant(reply));
+  session.appendMessage(assistantMessage(reply));
   await session.flush();
   return session;
 }
