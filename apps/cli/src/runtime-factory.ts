@@ -191,13 +191,13 @@ class Runtime implements ArborRuntime {
     const session = this.current.session;
     let text: string;
     if (format === "html") {
-      const { exportHtml } = await import("./export/html.js");
+      const { exportHtml } = await import("@arbor/session-view");
       text = exportHtml(session, { location: this.sessionFile });
     } else if (format === "md") {
-      const { exportMarkdown } = await import("./export/markdown.js");
+      const { exportMarkdown } = await import("@arbor/session-view");
       text = exportMarkdown(session, { leafId: session.leafId });
     } else {
-      const { exportJsonl } = await import("./export/jsonl.js");
+      const { exportJsonl } = await import("@arbor/session-view");
       text = (await exportJsonl(this.store, session.id)).text;
     }
     const path = resolve(this.cwd, file ?? `${session.id}.${EXPORT_EXTENSIONS[format]}`);

@@ -2,10 +2,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import { exportHtml, exportMarkdown } from "@arbor/session-view";
 import { describe, expect, it } from "vitest";
-import { escapeHtml, exportHtml } from "../src/export/html.js";
-import { HTML_SCRIPT } from "../src/export/html-assets.js";
-import { exportMarkdown, fenced, inlineCode } from "../src/export/markdown.js";
 import {
   assistantEntry,
   FIXTURE_CWD,
@@ -74,23 +72,6 @@ function hostileSession(home: string): string {
   ]);
   return header.id;
 }
-
-describe("export helpers", () => {
-  it("fences and quotes code that itself holds backticks", () => {
-    expect(fenced("a ``` b", "text")).toBe("````text\na ``` b\n````");
-    expect(fenced("plain")).toBe("```\nplain\n```");
-    expect(inlineCode("a`b")).toBe("``a`b``");
-    expect(inlineCode("`x")).toBe("`` `x ``");
-  });
-
-  it("escapes every HTML-significant character", () => {
-    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-  });
-
-  it("ships a script that parses", () => {
-    expect(() => new Function(HTML_SCRIPT)).not.toThrow();
-  });
-});
 
 describe("arbor sessions export --format html", () => {
   it("writes a self-contained page of the whole tree, current branch shown", async () => {

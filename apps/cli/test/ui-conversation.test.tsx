@@ -1,8 +1,7 @@
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
+import { addUsage, EMPTY_TOTALS, formatCost, formatTokens } from "@arbor/session-view";
 import { describe, expect, test } from "vitest";
-import { formatCost, formatTokens } from "../src/ui/format.js";
-import { addUsage, EMPTY_TOTALS } from "../src/ui/usage-totals.js";
 import { bottomOf, createTestRuntime, renderApp, tick } from "./ui-helpers.js";
 
 const ANSWER = [
@@ -229,7 +228,7 @@ describe("a conversation in the interactive mode", () => {
       if (index % 7 === 0) await tick();
     }
     const frame = await app.waitForFrame("note number 149.");
-    expect(app.store.staticView.generation).toBeGreaterThan(1);
+    expect(app.store.transcript.generation).toBeGreaterThan(1);
     for (let index = 0; index < 150; index++) {
       expect(frame.split(`note number ${index}.`).length, `note ${index}`).toBe(2);
     }

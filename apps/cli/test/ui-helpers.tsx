@@ -16,16 +16,14 @@ import {
 } from "@arbor/ai-providers/testing";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
+import { exportHtml, exportJsonl, exportMarkdown, type SessionViewModel } from "@arbor/session-view";
 import { render } from "ink-testing-library";
 import { afterEach } from "vitest";
-import { exportHtml } from "../src/export/html.js";
-import { exportJsonl } from "../src/export/jsonl.js";
-import { exportMarkdown } from "../src/export/markdown.js";
 import type { CliRuntime } from "../src/runtime.js";
 import { App } from "../src/ui/app.js";
 import type { InteractiveController } from "../src/ui/controller.js";
 import { createTheme } from "../src/ui/theme.js";
-import { InteractiveStore } from "../src/ui/view-store.js";
+import { createSessionView } from "../src/ui/use-session-view.js";
 
 const cleanups: (() => void | Promise<void>)[] = [];
 
@@ -181,7 +179,7 @@ export const KEYS = {
 
 /** The app rendered for a test. */
 export interface RenderedApp {
-  readonly store: InteractiveStore;
+  readonly store: SessionViewModel;
   readonly frames: string[];
   lastFrame(): string;
   /** Types text (one paste-like chunk). */
@@ -227,7 +225,7 @@ export function renderApp(
   runtime: CliRuntime,
   options: { color?: boolean; initialPrompt?: string } = {},
 ): RenderedApp {
-  const store = new InteractiveStore(runtime.persistent);
+  const store = createSessionView(runtime.persistent);
   store.attach(runtime.session);
   let controller: InteractiveController | undefined;
   let quit = false;
@@ -280,8 +278,7 @@ export function renderApp(
       await controller!.settled();
       await runtime.session.waitForIdle();
       await waitUntil(
-        () =>
-          !store.liveView.busy && store.liveView.streaming === undefined && store.liveView.tools.length === 0,
+        () => !store.live.busy && store.live.streaming === undefined && store.live.tools.length === 0,
         () => `the live part to empty; last frame:\n${app.lastFrame()}`,
       );
       await tick();

@@ -15,12 +15,8 @@ import {
   moveLine,
   submitted,
 } from "../src/ui/editor-buffer.js";
-import { formatCost, formatTokens, formatToolArguments, headLines } from "../src/ui/format.js";
 import { IncrementalMarkdown } from "../src/ui/markdown/incremental-markdown.js";
 import { decodeEntities } from "../src/ui/markdown/markdown-view.js";
-import { userDisplayText } from "../src/ui/transcript-items.js";
-import { addUsage, EMPTY_TOTALS } from "../src/ui/usage-totals.js";
-import { GENERATION_SIZE, InteractiveStore } from "../src/ui/view-store.js";
 
 function key(overrides: Partial<Key> = {}): Key {
   return {
@@ -152,45 +148,7 @@ describe("incremental Markdown", () => {
   });
 });
 
-describe("the store's transcript", () => {
-  test("is handed to <Static> in bounded generations, rolling over only once everything was printed", () => {
-    const store = new InteractiveStore(true);
-    for (let index = 0; index < GENERATION_SIZE + 10; index++) store.notice("info", `notice ${index}`);
-    // Nothing acknowledged as printed: the generation keeps every item.
-    expect(store.staticView.generation).toBe(0);
-    expect(store.staticView.items).toHaveLength(GENERATION_SIZE + 10);
-    store.acknowledgeStatic(0, store.staticView.items.length);
-    store.notice("info", "next");
-    expect(store.staticView.generation).toBe(1);
-    expect(store.staticView.items.map((item) => (item.kind === "notice" ? item.text : ""))).toEqual(["next"]);
-    const keys = new Set<string>();
-    for (let index = 0; index < 500; index++) {
-      store.acknowledgeStatic(store.staticView.generation, store.staticView.items.length);
-      store.notice("info", String(index));
-      expect(store.staticView.items.length).toBeLessThanOrEqual(GENERATION_SIZE);
-      keys.add(store.staticView.items.at(-1)!.key);
-    }
-    expect(keys.size).toBe(500);
-  });
-});
-
-describe("formats", () => {
-  test("tokens, costs, tool arguments and head lines", () => {
-    expect(formatTokens(950)).toBe("950");
-    expect(formatTokens(12_345)).toBe("12k");
-    expect(formatTokens(1_500)).toBe("1.5k");
-    expect(formatTokens(182_000)).toBe("182k");
-    expect(formatTokens(1_200_000)).toBe("1.2M");
-    expect(formatCost(0.0421)).toBe("$0.042");
-    expect(formatCost(12.5)).toBe("$12.50");
-    expect(formatToolArguments({ path: "a.ts", limit: 20, text: "x\ny" })).toBe(
-      'path: a.ts, limit: 20, text: "x\\ny"',
-    );
-    expect(formatToolArguments({ command: "x".repeat(300) }, 40)).toHaveLength(40);
-    expect(headLines("a\nb\nc\nd\n\n", 2)).toEqual({ lines: ["a", "b"], more: 2 });
-    expect(headLines("only", 3)).toEqual({ lines: ["only"], more: 0 });
-  });
-
+describe("the footer", () => {
   test("the context meter places the fill and the threshold mark", () => {
     const usage = {
       tokens: 50_000,
@@ -201,29 +159,6 @@ describe("formats", () => {
     };
     expect(meterCells(usage, 20)).toEqual({ filled: 10, threshold: 16 });
     expect(meterCells({ ...usage, tokens: 250_000 }, 20).filled).toBe(20);
-  });
-
-  test("usage totals add prompt tokens with the cached ones and ignore malformed usage", () => {
-    const totals = addUsage(
-      addUsage(EMPTY_TOTALS, {
-        input: 100,
-        output: 20,
-        cacheRead: 50,
-        cacheWrite: 10,
-        totalTokens: 180,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
-      }),
-      { input: Number.NaN } as never,
-    );
-    expect(totals).toEqual({ input: 160, output: 20, cacheRead: 50, cost: 0.5 });
-  });
-
-  test("an expanded skill shows as the command the user typed", () => {
-    const expanded = '<skill name="review" location="/x/SKILL.md">\nbody\n</skill>\n\nsrc/api.ts';
-    expect(userDisplayText(expanded)).toBe("/skill:review src/api.ts");
-    expect(userDisplayText(Array.from({ length: 20 }, (_, index) => `l${index}`).join("\n"))).toContain(
-      "… 8 more lines",
-    );
   });
 });
 

@@ -4,6 +4,7 @@
  * OpenAI-compatible server reports, and the offline scripted model — with the default marked `*`.
  */
 import type { Model, Provider } from "@arbor/ai-providers";
+import { formatCount } from "@arbor/session-view";
 import type { RawCliOptions } from "../cli-options.js";
 import { arborHome, type CliIo } from "../io.js";
 import { loadModelsFile } from "../models-file.js";
@@ -22,10 +23,6 @@ interface ProviderListing {
   id: string;
   models: Model[];
   note?: string;
-}
-
-function formatNumber(value: number): string {
-  return value.toLocaleString("en-US");
 }
 
 function price(value: number): string {
@@ -150,8 +147,8 @@ export async function runModelsCommand(
     return [
       reference === defaultReference ? "*" : " ",
       reference,
-      formatNumber(model.contextWindow),
-      formatNumber(model.maxTokens),
+      formatCount(model.contextWindow),
+      formatCount(model.maxTokens),
       price(model.cost.input),
       price(model.cost.output),
       model.reasoning ? "yes" : "no",

@@ -5,8 +5,10 @@
  * footer. One key handler routes every key — to the open picker, to the global keys (Esc and Ctrl-C stop a
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
+
+import { contentText, type SessionViewModel } from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
-import { type ReactNode, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import type { CliRuntime } from "../runtime.js";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
@@ -22,13 +24,12 @@ import { Transcript } from "./components/transcript.js";
 import { InteractiveController } from "./controller.js";
 import { createEditorBuffer, type EditorBuffer, replaceText, submitted } from "./editor-buffer.js";
 import { type Theme, ThemeProvider } from "./theme.js";
-import { contentText } from "./transcript-items.js";
-import type { InteractiveStore } from "./view-store.js";
+import { useLive } from "./use-session-view.js";
 
 /** Props of {@link App}. */
 export interface AppProps {
   runtime: CliRuntime;
-  store: InteractiveStore;
+  store: SessionViewModel;
   theme: Theme;
   /** Sent as the first prompt once the app is up. */
   initialPrompt?: string;
@@ -72,7 +73,7 @@ export function App(props: AppProps): ReactNode {
   const [overlay, setOverlayState] = useState<{ picker: Picker; state: PickerState } | undefined>(undefined);
   const overlayRef = useRef(overlay);
   const quitArmed = useRef(false);
-  const live = useSyncExternalStore(store.subscribe, () => store.liveView);
+  const live = useLive(store);
 
   const setBuffer = (next: EditorBuffer) => {
     bufferRef.current = next;

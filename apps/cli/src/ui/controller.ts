@@ -4,13 +4,12 @@
  * The app calls it; it calls the harness session and the CLI runtime, and reports through the store.
  */
 import type { HarnessSession } from "@arbor/harness";
+import { errorText, type SessionViewModel } from "@arbor/session-view";
 import type { CliRuntime } from "../runtime.js";
 import type { CommandHost } from "./commands/command-types.js";
 import { completeCommand, parseCommandLine, runSlashCommand } from "./commands/slash-commands.js";
 import type { SubmitKind } from "./components/editor.js";
 import type { Picker } from "./components/select-list.js";
-import { errorText } from "./format.js";
-import type { InteractiveStore } from "./view-store.js";
 
 /** What the controller asks of the UI. */
 export interface ControllerUi {
@@ -41,7 +40,7 @@ export class InteractiveController implements CommandHost {
 
   constructor(
     readonly runtime: CliRuntime,
-    readonly store: InteractiveStore,
+    readonly store: SessionViewModel,
     private readonly ui: ControllerUi,
   ) {}
 

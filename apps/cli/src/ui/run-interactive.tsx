@@ -4,12 +4,13 @@
  * The entry point of `arbor`'s interactive mode (the default on a terminal). The CLI core loads this module
  * with a dynamic `import()`, so ink, React and marked are loaded only when the interactive mode runs.
  */
+
 import { render } from "ink";
 import type { CliRuntime } from "../runtime.js";
 import { App } from "./app.js";
 import type { InteractiveController } from "./controller.js";
 import { colorWanted, createTheme } from "./theme.js";
-import { InteractiveStore } from "./view-store.js";
+import { createSessionView } from "./use-session-view.js";
 
 /** Options of {@link runInteractive}. */
 export interface RunInteractiveOptions {
@@ -52,7 +53,7 @@ export async function runInteractive(
     return 1;
   }
   const theme = createTheme(options.color ?? colorWanted());
-  const store = new InteractiveStore(runtime.persistent);
+  const store = createSessionView(runtime.persistent);
   const session = runtime.session;
   store.append({
     kind: "banner",

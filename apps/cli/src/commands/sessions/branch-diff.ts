@@ -11,7 +11,7 @@
  */
 import { type FileOperations, FileOperationTracker } from "@arbor/compaction";
 import type { Session, SessionEntry, SessionEntryRef, SessionMessage } from "@arbor/session-store";
-import { previewView, viewEntry } from "../../export/entry-view.js";
+import { previewView, viewEntry } from "@arbor/session-view";
 
 /** One side of a diff: a session and the leaf of the branch to compare. */
 export interface DiffSide {

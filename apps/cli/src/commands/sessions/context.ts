@@ -146,10 +146,3 @@ export function parsePositiveInteger(value: string): number {
   }
   return number;
 }
-
-/** `YYYY-MM-DD HH:MM:SSZ` of an ISO timestamp (UTC; milliseconds dropped); the input when not ISO. */
-export function formatTimestamp(timestamp: string | undefined): string {
-  if (timestamp === undefined) return "";
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(timestamp);
-  return match === null ? timestamp : `${match[1]} ${match[2]}Z`;
-}

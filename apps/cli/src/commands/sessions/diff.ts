@@ -9,8 +9,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Session } from "@arbor/session-store";
+import { countOf, formatCount } from "@arbor/session-view";
 import type { Command } from "commander";
-import { countOf, formatCount } from "../../export/entry-view.js";
 import {
   type ResolvedSession,
   resolveEntryReference,

@@ -5,11 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
+import { countOf, exportHtml, exportJsonl, exportMarkdown } from "@arbor/session-view";
 import { type Command, Option } from "commander";
-import { countOf } from "../../export/entry-view.js";
-import { exportHtml } from "../../export/html.js";
-import { exportJsonl } from "../../export/jsonl.js";
-import { exportMarkdown } from "../../export/markdown.js";
 import { resolveEntryReference } from "../../session-reference.js";
 import { CliError, runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
 

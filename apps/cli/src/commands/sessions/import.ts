@@ -13,8 +13,8 @@ import {
   type SessionHeader,
   type SessionStore,
 } from "@arbor/session-store";
+import { countOf, formatCount } from "@arbor/session-view";
 import type { Command } from "commander";
-import { countOf, formatCount } from "../../export/entry-view.js";
 import { jsonlPathOf } from "../../session-reference.js";
 import { runAction, type SessionsCommandDeps, withStore, writeLines } from "./context.js";
 import { type ImportedFile, readSessionFileForImport } from "./import-file.js";

@@ -2,19 +2,18 @@
  * `arbor sessions list [--all] [--json] [--limit N]`: the sessions of the working directory (or of every
  * directory), newest activity first.
  */
+import { closeSync, openSync, readSync } from "node:fs";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
+import { clipText, FIRST_MESSAGE_HEAD_BYTES, firstUserMessage, formatTimestamp } from "@arbor/session-view";
 import type { Command } from "commander";
-import { clip } from "../../export/entry-view.js";
 import { describeStore } from "../../session-reference.js";
 import {
-  formatTimestamp,
   parsePositiveInteger,
   runAction,
   type SessionsCommandDeps,
   withStore,
   writeLines,
 } from "./context.js";
-import { readFirstUserMessage } from "./first-message.js";
 
 /** Sessions listed when `--limit` is not given. */
 export const DEFAULT_LIST_LIMIT = 50;
@@ -83,6 +82,24 @@ async function collect(
   return { sessions, more: cursor !== undefined };
 }
 
+/** The first user message of a JSONL session file, read from its first 64 KiB; undefined when unreadable. */
+function readFirstUserMessage(path: string): string | undefined {
+  const buffer = Buffer.alloc(FIRST_MESSAGE_HEAD_BYTES);
+  let read: number;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      read = readSync(fd, buffer, 0, buffer.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const head = buffer.subarray(0, read).toString("utf8");
+  return firstUserMessage(head, { complete: read < buffer.length });
+}
+
 function toListed(summary: SessionSummary): ListedSession {
   const location = summary.location ?? null;
   return {
@@ -118,7 +135,7 @@ function table(sessions: readonly ListedSession[], showCwd: boolean): string[] {
       updated: formatTimestamp(session.updatedAt),
       messages: String(session.messageCount),
       cwd: clipLeft(session.cwd, 40),
-      title: clip(title, 72),
+      title: clipText(title, 72),
     };
   });
   const width = (key: "id" | "updated" | "messages" | "cwd", heading: string) =>

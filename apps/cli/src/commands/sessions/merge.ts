@@ -19,8 +19,8 @@ import {
   truncateMiddle,
 } from "@arbor/compaction";
 import { Session, type SessionEntry, type SessionStore } from "@arbor/session-store";
+import { countOf } from "@arbor/session-view";
 import type { Command } from "commander";
-import { countOf } from "../../export/entry-view.js";
 import { resolveEntryReference, resolveSessionReference } from "../../session-reference.js";
 import {
   CliError,

@@ -3,12 +3,17 @@
  * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline.
  */
 import type { Session, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
+import {
+  countOf,
+  entryTextLines,
+  formatCount,
+  formatTimestamp,
+  treeTextLines,
+  viewEntry,
+} from "@arbor/session-view";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
-import { countOf, formatCount, viewEntry } from "../../export/entry-view.js";
 import { type ResolvedSession, resolveEntryReference } from "../../session-reference.js";
-import { formatTimestamp, runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
-import { entryTextLines } from "./entry-text.js";
-import { treeTextLines } from "./tree-text.js";
+import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
 
 /** Entries of the branch shown when `--limit` is not given (the newest ones). */
 export const DEFAULT_SHOW_LIMIT = 100;

@@ -14,12 +14,12 @@ import type { ScriptedStep } from "@arbor/ai-providers/testing";
 import { createCodingTools } from "@arbor/coding-tools";
 import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { createHarness, type HarnessSession } from "@arbor/harness";
+import { formatCount, treeTextLines } from "@arbor/session-view";
 import { type CliIo, colorEnabled } from "../../io.js";
 import { demoModel, demoStep } from "../../scripted/demo-model.js";
 import { createResponderProvider } from "../../scripted/responder-provider.js";
 import { jsonlPathOf } from "../../session-reference.js";
 import { describeStoreLocation, openStore, parseStoreUrl } from "../../store-url.js";
-import { treeTextLines } from "../sessions/tree-text.js";
 import { createStyle, type Style } from "./style.js";
 import { LABEL_AFTER_PROMPT, NAVIGATE_AFTER_PROMPT, TOUR_PROMPTS } from "./tour-script.js";
 import { TranscriptPrinter } from "./transcript-printer.js";
@@ -42,10 +42,6 @@ export interface TourOptions {
   pace?: number;
   /** A store URL (`--store`); default the JSONL store in `$ARBOR_HOME` or `~/.arbor`. */
   store?: string;
-}
-
-function formatCount(value: number): string {
-  return value.toLocaleString("en-US");
 }
 
 function usageLine(session: HarnessSession, style: Style): string {

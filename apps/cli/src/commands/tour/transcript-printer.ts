@@ -3,31 +3,13 @@
  * the user's prompt, the model's text as it streams, each tool call with the first lines of its result, and
  * what each compaction did — how many tokens the context had, and how many it freed.
  */
-import type { AgentToolResult } from "@arbor/agent-core";
 import type { AssistantMessage } from "@arbor/ai-providers";
 import type { HarnessEvent } from "@arbor/harness";
+import { clipText, contentText, formatCount, toolCallLine } from "@arbor/session-view";
 import type { Style } from "./style.js";
 
 /** Most result lines shown under a tool call. */
 const RESULT_LINES = 3;
-
-function formatCount(value: number): string {
-  return value.toLocaleString("en-US");
-}
-
-function resultText(result: AgentToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
-}
-
-/** A tool call in one line: `write greet.mjs`, `bash node greet.mjs Arbor`, `read build.log`, … */
-export function describeToolCall(name: string, args: Record<string, unknown>): string {
-  const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
-  const main = args.command ?? args.pattern ?? args.path ?? args.query ?? args.ids;
-  const shown = main === undefined ? "" : ` ${text(main)}`;
-  const extra = name === "grep" && args.path !== undefined ? ` in ${text(args.path)}` : "";
-  const oneLine = `${name}${shown}${extra}`.replace(/\s+/g, " ");
-  return oneLine.length > 100 ? `${oneLine.slice(0, 99)}…` : oneLine;
-}
 
 /** Writes a session's events as readable text (see the module comment). */
 export class TranscriptPrinter {
@@ -57,15 +39,8 @@ export class TranscriptPrinter {
       case "message_start": {
         const message = event.message as { role?: string; content?: unknown };
         if (message.role === "user") {
-          const content = message.content;
-          const text =
-            typeof content === "string"
-              ? content
-              : Array.isArray(content)
-                ? content.map((block: { type: string; text?: string }) => block.text ?? "").join("")
-                : "";
           this.line();
-          this.line(this.style.prompt(`› ${text}`));
+          this.line(this.style.prompt(`› ${contentText(message.content)}`));
         }
         if (message.role === "assistant") this.streamedText = false;
         return;
@@ -96,18 +71,16 @@ export class TranscriptPrinter {
         return;
       }
       case "tool_execution_start":
-        this.line(this.style.tool(`  ⚙ ${describeToolCall(event.toolName, event.args)}`));
+        this.line(this.style.tool(`  ⚙ ${toolCallLine(event.toolName, event.args, { style: "main" })}`));
         return;
       case "tool_execution_end": {
-        const lines = resultText(event.result).replace(/\n+$/, "").split("\n");
+        const lines = contentText(event.result.content).replace(/\n+$/, "").split("\n");
         const shown = lines.slice(0, RESULT_LINES);
         if (lines.length > RESULT_LINES)
           shown.push(`… ${formatCount(lines.length - RESULT_LINES)} more lines`);
         const mark = event.isError ? this.style.error("✗") : this.style.dim("↳");
         for (const [index, text] of shown.entries()) {
-          this.line(
-            `    ${index === 0 ? mark : " "} ${this.style.dim(text.length > 110 ? `${text.slice(0, 109)}…` : text)}`,
-          );
+          this.line(`    ${index === 0 ? mark : " "} ${this.style.dim(clipText(text, 110))}`);
         }
         return;
       }

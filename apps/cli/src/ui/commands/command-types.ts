@@ -3,15 +3,15 @@
  * runtime, and talk back to the user through the host (notices, pickers, the editor).
  */
 import type { HarnessSession } from "@arbor/harness";
+import type { SessionViewModel } from "@arbor/session-view";
 import type { CliRuntime } from "../../runtime.js";
 import type { Picker } from "../components/select-list.js";
-import type { InteractiveStore } from "../view-store.js";
 
 /** What commands can reach. */
 export interface CommandHost {
   readonly runtime: CliRuntime;
   /** The transcript and footer state (notices go here). */
-  readonly store: InteractiveStore;
+  readonly store: SessionViewModel;
   /**
    * The current session (`runtime.session`).
    *

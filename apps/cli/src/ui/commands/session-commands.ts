@@ -3,8 +3,7 @@
  * describe or mark the session: /session, /export, /label, /name.
  */
 import type { SessionSummary } from "@arbor/session-store";
-import { errorText, formatCost, formatTokens } from "../format.js";
-import { treeRows } from "../tree-rows.js";
+import { errorText, formatCost, formatTokens, treeRows } from "@arbor/session-view";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 
 function shortId(id: string): string {
@@ -176,7 +175,7 @@ export const sessionCommand: SlashCommandSpec = {
   run(_argumentText, host) {
     const session = host.session();
     const { runtime } = host;
-    const footer = host.store.footerView;
+    const footer = host.store.footer;
     const store = runtime.store as { pathOf?: (id: string) => string | undefined };
     const file = runtime.persistent
       ? (store.pathOf?.(session.id) ?? runtime.storeDescription ?? "(in the store)")

@@ -5,11 +5,11 @@
  * with the compaction threshold marked, the session's name or id, and what the last compaction freed.
  */
 import type { ContextUsage } from "@arbor/harness";
+import { formatCost, formatTokens, type SessionViewModel } from "@arbor/session-view";
 import { Box, Text } from "ink";
-import { type ReactNode, useSyncExternalStore } from "react";
-import { formatCost, formatTokens } from "../format.js";
+import type { ReactNode } from "react";
 import { type Theme, useTheme } from "../theme.js";
-import type { InteractiveStore } from "../view-store.js";
+import { useFooter } from "../use-session-view.js";
 
 /** Cells of the context meter. */
 export const METER_WIDTH = 20;
@@ -80,10 +80,10 @@ function ContextMeter(props: { usage: ContextUsage }): ReactNode {
  *
  * Contract: two lines; every value comes from the harness session (state, `contextUsage()`) and its events.
  */
-export function Footer(props: { store: InteractiveStore }): ReactNode {
+export function Footer(props: { store: SessionViewModel }): ReactNode {
   const { store } = props;
   const theme = useTheme();
-  const footer = useSyncExternalStore(store.subscribe, () => store.footerView);
+  const footer = useFooter(store);
   const muted = theme.colorOf("muted");
   const session = footer.sessionName === undefined ? footer.sessionId.slice(0, 8) : `"${footer.sessionName}"`;
   const compaction = footer.lastCompaction;

@@ -5,15 +5,22 @@
  * running with their latest output line, a spinner while waiting for the model or the tools, and the
  * messages queued for the agent. Only this part re-renders while a reply streams.
  */
+
+import {
+  clipText,
+  type LiveBlock,
+  type SessionViewModel,
+  singleLine,
+  toolCallLine,
+} from "@arbor/session-view";
 import { Box, Text } from "ink";
 import Spinner from "ink-spinner";
 import type { Token } from "marked";
-import { memo, type ReactNode, useRef, useSyncExternalStore } from "react";
-import { clipText, formatToolArguments, singleLine } from "../format.js";
+import { memo, type ReactNode, useRef } from "react";
 import { IncrementalMarkdown } from "../markdown/incremental-markdown.js";
 import { MarkdownBlocks } from "../markdown/markdown-view.js";
 import { useTheme } from "../theme.js";
-import type { InteractiveStore, LiveBlock } from "../view-store.js";
+import { useLive } from "../use-session-view.js";
 import { ThinkingLine } from "./transcript.js";
 
 /** The frozen blocks of a streaming text: re-rendered only when another block is frozen. */
@@ -57,7 +64,7 @@ function StreamingReply(props: { blocks: readonly LiveBlock[] }): ReactNode {
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: a reply's blocks only grow at the end
           <Text key={index} color={theme.colorOf("muted")}>
-            {`→ ${block.name} ${formatToolArguments(block.args, 120)}`}
+            {`→ ${toolCallLine(block.name, block.args, { max: 120 })}`}
           </Text>
         );
       })}
@@ -70,10 +77,10 @@ function StreamingReply(props: { blocks: readonly LiveBlock[] }): ReactNode {
  *
  * Contract: renders nothing but the hint line when idle.
  */
-export function LiveView(props: { store: InteractiveStore }): ReactNode {
+export function LiveView(props: { store: SessionViewModel }): ReactNode {
   const { store } = props;
   const theme = useTheme();
-  const live = useSyncExternalStore(store.subscribe, () => store.liveView);
+  const live = useLive(store);
   return (
     <Box flexDirection="column">
       {live.streaming === undefined || live.streaming.length === 0 ? null : (

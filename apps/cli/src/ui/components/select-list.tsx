@@ -8,9 +8,10 @@
  * The keys are a pure function of the picker's state ({@link pickerKey}); the app routes keys to it, so
  * one key is never handled twice by two listeners.
  */
+
+import { clipText } from "@arbor/session-view";
 import { Box, type Key, Text } from "ink";
 import type { ReactNode } from "react";
-import { clipText } from "../format.js";
 import { useTheme } from "../theme.js";
 
 /** One row of a picker. */

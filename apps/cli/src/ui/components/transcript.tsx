@@ -4,13 +4,21 @@
  * The printed transcript: finished items go through ink's `<Static>`, which writes each one to the terminal
  * once and never renders it again, so a long session costs nothing per frame.
  */
+
+import {
+  type AssistantBlock,
+  clipText,
+  formatTokens,
+  type HeadLines,
+  type SessionViewModel,
+  type TranscriptItem,
+} from "@arbor/session-view";
 import { Box, Static, Text } from "ink";
-import { type ReactNode, useLayoutEffect, useSyncExternalStore } from "react";
-import { clipText, formatTokens, type HeadLines } from "../format.js";
+import { Lexer } from "marked";
+import { type ReactNode, useLayoutEffect, useMemo } from "react";
 import { MarkdownBlocks } from "../markdown/markdown-view.js";
 import { useTheme } from "../theme.js";
-import type { AssistantBlock, TranscriptItem } from "../transcript-items.js";
-import type { InteractiveStore } from "../view-store.js";
+import { useTranscript } from "../use-session-view.js";
 
 function OutputLines(props: { output: HeadLines; isError: boolean }): ReactNode {
   const theme = useTheme();
@@ -61,13 +69,19 @@ export function ThinkingLine(props: { text: string; redacted: boolean; live?: bo
   );
 }
 
+/** A finished reply's Markdown, lexed once (a transcript item renders once). */
+function MarkdownText(props: { text: string; first: boolean }): ReactNode {
+  const tokens = useMemo(() => Lexer.lex(props.text), [props.text]);
+  return <MarkdownBlocks tokens={tokens} first={props.first} />;
+}
+
 function AssistantView(props: { blocks: readonly AssistantBlock[] }): ReactNode {
   return (
     <Box flexDirection="column">
       {props.blocks.map((block, index) =>
         block.kind === "markdown" ? (
           // biome-ignore lint/suspicious/noArrayIndexKey: a reply's blocks never move
-          <MarkdownBlocks key={index} tokens={block.tokens} first={index === 0} />
+          <MarkdownText key={index} text={block.text} first={index === 0} />
         ) : (
           // biome-ignore lint/suspicious/noArrayIndexKey: a reply's blocks never move
           <ThinkingLine key={index} text={block.text} redacted={block.redacted} />
@@ -184,13 +198,13 @@ function marginOf(item: TranscriptItem): number {
 /**
  * The printed part of the transcript, from the store's static slice.
  *
- * Contract: each item is rendered once; the store is told what was printed (see `acknowledgeStatic`).
+ * Contract: each item is rendered once; the store is told what was printed (see `acknowledgeTranscript`).
  */
-export function Transcript(props: { store: InteractiveStore }): ReactNode {
+export function Transcript(props: { store: SessionViewModel }): ReactNode {
   const { store } = props;
-  const view = useSyncExternalStore(store.subscribe, () => store.staticView);
+  const view = useTranscript(store);
   useLayoutEffect(() => {
-    store.acknowledgeStatic(view.generation, view.items.length);
+    store.acknowledgeTranscript(view.generation, view.items.length);
   }, [store, view]);
   return (
     <Static key={view.generation} items={view.items as TranscriptItem[]}>

@@ -61,6 +61,16 @@ article header .who { font-weight: 700; text-transform: uppercase; letter-spacin
 article header a { color: inherit; }
 .body > * { margin: 6px 0 0; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.markdown { overflow-wrap: anywhere; }
+.markdown > :first-child { margin-top: 0; }
+.markdown > :last-child { margin-bottom: 0; }
+.markdown p, .markdown ul, .markdown ol, .markdown blockquote, .markdown table { margin: 6px 0; }
+.markdown h1, .markdown h2, .markdown h3, .markdown h4 { margin: 10px 0 4px; font-size: 15px; }
+.markdown blockquote { padding-left: 10px; border-left: 3px solid var(--border); color: var(--muted); }
+.markdown code { padding: 0 3px; background: var(--panel); border-radius: 3px; font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.markdown pre code { padding: 0; background: none; }
+.markdown table { border-collapse: collapse; }
+.markdown th, .markdown td { padding: 2px 8px; border: 1px solid var(--border); }
 pre { margin: 6px 0 0; padding: 6px 8px; max-height: 30em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere;
   background: var(--panel); border-radius: 4px; font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre.error { border-left: 3px solid var(--error); }
@@ -130,3 +140,9 @@ export const HTML_SCRIPT = `
   if (hash.startsWith("e-")) show(hash.slice(2), true);
 })();
 `;
+
+/**
+ * The Content-Security-Policy source of {@link HTML_SCRIPT} (`sha256-` and its base64 SHA-256): the page
+ * allows this one script and no other inline script or event handler. A test checks that it matches.
+ */
+export const HTML_SCRIPT_HASH = "sha256-UEmEWDO/aGLbslBlzgOwgNhk6iXToU5VGUnINe4Wq6o=";

@@ -1,19 +1,28 @@
 /**
- * The rows of the `/tree` and `/fork` pickers: every entry of the session, in drawing order, with the same
- * guides and one-line previews as `arbor sessions show --tree` (reused from there). Previews are computed
- * only for the rows on screen, so opening the picker on a long session parses almost nothing.
+ * The rows of a tree picker (the CLI's `/tree` and `/fork`): every entry of the session, in drawing order,
+ * with the same guides and one-line previews as {@link treeTextLines}. Previews are computed only for the
+ * rows on screen, so opening the picker on a long session parses almost nothing.
  */
 import type { Session } from "@arbor/session-store";
-import { treeEntryLine } from "../commands/sessions/tree-text.js";
-import { treeRuns } from "../export/tree-walk.js";
-import type { PickerItem } from "./components/select-list.js";
+import { treeEntryLine } from "./tree-text.js";
+import { treeRuns } from "./tree-walk.js";
+
+/** One row of the tree: an entry. */
+export interface TreeRow {
+  /** The entry's id. */
+  readonly key: string;
+  /** The row's text (guides and preview), computed when first asked for. */
+  readonly label: () => string;
+  /** True for the session's current leaf. */
+  readonly current: boolean;
+}
 
 /** Longest preview of an entry in a row. */
 const PREVIEW_CHARS = 64;
 
 /** The session tree as picker rows and the index of the current leaf's row. */
 export interface TreeRows {
-  items: PickerItem[];
+  items: TreeRow[];
   /** The row of the current leaf (0 when the session is empty). */
   leafIndex: number;
 }
@@ -25,7 +34,7 @@ export interface TreeRows {
  */
 export function treeRows(session: Session): TreeRows {
   const leafId = session.leafId;
-  const items: PickerItem[] = [];
+  const items: TreeRow[] = [];
   let leafIndex = 0;
   for (const run of treeRuns(session.getTree())) {
     run.nodes.forEach((node, position) => {

@@ -1,18 +1,11 @@
 /**
- * An entry as plain text for `arbor sessions show`: a heading line (`[id] label · facts  time`) and its
+ * An entry as plain text (`arbor sessions show`): a heading line (`[id] label · facts  time`) and its
  * content indented below. Long bulky parts (tool output, summaries, thinking, raw data) are cut unless
  * `full` is set; the conversation's own text is cut only when it is very long.
  */
-import {
-  clip,
-  type EntryPart,
-  type EntryView,
-  formatCount,
-  oneLine,
-  safeJson,
-  toolCallLine,
-} from "../../export/entry-view.js";
-import { formatTimestamp } from "./context.js";
+import type { EntryPart, EntryView } from "./entry-view.js";
+import { clipText, formatCount, formatTimestamp, singleLine } from "./format.js";
+import { safeJson, toolCallLine } from "./tool-call-line.js";
 
 /** Options of {@link entryTextLines}. */
 export interface EntryTextOptions {
@@ -74,7 +67,9 @@ function partLines(part: EntryPart, full: boolean): string[] {
             .split("\n")
             .map((line) => `  ${line}`),
         ];
-      return [clip(`→ ${toolCallLine(part.name, part.arguments)}`, LIMITS.toolCall.chars)];
+      return [
+        clipText(`→ ${toolCallLine(part.name, part.arguments, { style: "json" })}`, LIMITS.toolCall.chars),
+      ];
     }
     case "image":
       return [`[image ${part.mimeType}, ${formatCount(Math.floor((part.data.length * 3) / 4 / 1024))} KiB]`];
@@ -90,7 +85,7 @@ function partLines(part: EntryPart, full: boolean): string[] {
     case "data":
       return full
         ? safeJson(part.value, 2).split("\n")
-        : [clip(oneLine(safeJson(part.value)), LIMITS.data.chars)];
+        : [clipText(singleLine(safeJson(part.value)), LIMITS.data.chars)];
   }
 }
 

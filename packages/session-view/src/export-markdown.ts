@@ -5,7 +5,9 @@
  * notes. Message text is copied as written (it is usually Markdown already).
  */
 import type { Session } from "@arbor/session-store";
-import { countOf, type EntryPart, type EntryView, formatCount, safeJson, viewEntry } from "./entry-view.js";
+import { type EntryPart, type EntryView, viewEntry } from "./entry-view.js";
+import { countOf, formatCount } from "./format.js";
+import { safeJson } from "./tool-call-line.js";
 
 /** Options of {@link exportMarkdown}. */
 export interface MarkdownExportOptions {

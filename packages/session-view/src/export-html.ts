@@ -9,16 +9,11 @@
  * bodies; a Content-Security-Policy forbids every network request. The page loads nothing.
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
-import {
-  countOf,
-  type EntryPart,
-  type EntryView,
-  formatCount,
-  previewView,
-  safeJson,
-  viewEntry,
-} from "./entry-view.js";
-import { HTML_SCRIPT, HTML_STYLE } from "./html-assets.js";
+import { type EntryPart, type EntryView, previewView, viewEntry } from "./entry-view.js";
+import { countOf, formatCount } from "./format.js";
+import { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
+import { escapeHtml, markdownHtml } from "./markdown-html.js";
+import { safeJson } from "./tool-call-line.js";
 import { type FoldOptions, runItems, treeRuns } from "./tree-walk.js";
 
 /** Options of {@link exportHtml}. */
@@ -27,31 +22,22 @@ export interface HtmlExportOptions {
   location?: string;
 }
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text made safe for HTML content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
-}
-
-/** No network, no plug-ins: inline style and script, images only from `data:` URLs. */
-const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+/**
+ * No network, no plug-ins: the inline style sheet, only the page's own script (by its hash, so no other
+ * inline script or event handler can run), images only from `data:` URLs.
+ */
+const CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'unsafe-inline'; script-src '${HTML_SCRIPT_HASH}'; img-src data:; base-uri 'none'; form-action 'none'`;
 
 /** Image types inlined as `<img>` (never SVG, which can hold script). */
 const INLINE_IMAGE_TYPES = /^image\/(png|jpeg|gif|webp|bmp)$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function partHtml(part: EntryPart): string {
+function partHtml(part: EntryPart, markdown: boolean): string {
   switch (part.kind) {
     case "text":
-      return `<div class="text">${escapeHtml(part.text)}</div>`;
+      return markdown
+        ? `<div class="markdown">${markdownHtml(part.text)}</div>`
+        : `<div class="text">${escapeHtml(part.text)}</div>`;
     case "thinking":
       return part.redacted
         ? `<div class="note">Thinking (redacted)</div>`
@@ -91,7 +77,10 @@ function articleHtml(view: EntryView, label: string | undefined, leaf: boolean, 
   const facts = view.meta.map((fact) => ` · ${escapeHtml(fact)}`).join("");
   const time = view.timestamp === undefined ? "" : ` · <time>${escapeHtml(view.timestamp)}</time>`;
   const header = `<header><span class="who">${escapeHtml(view.label)}</span> ${idLink(view.id)}${facts}${marks(label, leaf)}${time}</header>`;
-  const body = view.parts.length === 0 ? "" : `<div class="body">${view.parts.map(partHtml).join("")}</div>`;
+  // Replies are Markdown; what people and tools wrote is shown as written.
+  const markdown = view.kind === "assistant";
+  const parts = view.parts.map((part) => partHtml(part, markdown)).join("");
+  const body = view.parts.length === 0 ? "" : `<div class="body">${parts}</div>`;
   return `<article class="${classes}" id="e-${escapeHtml(view.id)}"${parent}${visible ? "" : " hidden"}>${header}${body}</article>`;
 }
 

@@ -1,16 +1,20 @@
 /**
- * The three slices of the interactive UI's state (the printed transcript, the live part, the footer) and
- * the pure functions that derive parts of them from harness data.
+ * The three slices of a session view's state (the transcript, the live part, the footer) and the pure
+ * functions that derive parts of them from harness data.
  */
-import type { AgentMessage } from "@arbor/agent-core";
 import type { AssistantMessage } from "@arbor/ai-providers";
 import type { ContextUsage, HarnessPhase } from "@arbor/harness";
 import { clipText } from "./format.js";
-import { contentText, type TranscriptItem, toolItem } from "./transcript-items.js";
+import { contentText } from "./message-text.js";
+import { toolArgumentsText } from "./tool-call-line.js";
+import type { TranscriptItem, ViewMessage } from "./transcript-items.js";
 import type { UsageTotals } from "./usage-totals.js";
 
-/** The printed transcript: the items of the current `<Static>` generation. */
-export interface StaticView {
+/**
+ * The transcript: the items of the current generation. A new generation (its number goes up) starts with
+ * an empty list once every item of the previous one was acknowledged as printed, so appending stays O(1).
+ */
+export interface TranscriptView {
   readonly generation: number;
   readonly items: readonly TranscriptItem[];
 }
@@ -92,12 +96,11 @@ export function liveBlocks(message: AssistantMessage): LiveBlock[] {
 
 /** A tool call's arguments as the transcript shows them. */
 export function toolItemLine(args: unknown): string {
-  const item = toolItem("", args, undefined, false);
-  return item.kind === "tool" ? item.argumentLine : "";
+  return args === undefined ? "" : toolArgumentsText(args);
 }
 
 /** The text of a queued (user) message. */
-export function queuedText(message: AgentMessage): string {
+export function queuedText(message: ViewMessage): string {
   return contentText((message as { content?: unknown }).content);
 }
 

@@ -5,8 +5,9 @@
  * 60k-entry session prints a bounded outline; only printed entries are parsed.
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
-import { countOf, previewView, viewEntry } from "../../export/entry-view.js";
-import { type FoldOptions, runItems, treeRuns } from "../../export/tree-walk.js";
+import { previewView, viewEntry } from "./entry-view.js";
+import { countOf } from "./format.js";
+import { type FoldOptions, runItems, treeRuns } from "./tree-walk.js";
 
 /** Options of {@link treeTextLines}. */
 export interface TreeTextOptions {
@@ -25,7 +26,11 @@ const FOLD_MINIMUM = 4;
 
 const MARKS: Partial<Record<string, string>> = { compaction: "◆ ", branch_summary: "◇ " };
 
-/** One entry's line (without the guides). */
+/**
+ * One entry's line (without the guides): `id ◆ preview  [label]  ← leaf`.
+ *
+ * Contract: parses the entry once; never throws.
+ */
 export function treeEntryLine(node: SessionTreeNode, leafId: string | null, previewChars: number): string {
   const preview = previewView(viewEntry(node.entry(), node), previewChars);
   const label = node.label === undefined ? "" : `  [${node.label}]`;

@@ -1,6 +1,7 @@
 /**
- * Small text formats of the interactive UI: token counts (`182k`), costs (`$0.042`), tool arguments on one
- * line, the first lines of a tool's output, and error messages fit for a notice.
+ * Small text formats every view shares: token counts (`182k`), counts with separators (`1,578`), costs
+ * (`$0.042`), timestamps, clipped and one-line text, the first lines of a tool's output, and error messages
+ * fit for a notice.
  */
 import { ArborError } from "@arbor/ai-providers";
 
@@ -31,7 +32,28 @@ export function formatCost(dollars: number): string {
   return dollars < 1 ? `$${dollars.toFixed(3)}` : `$${dollars.toFixed(2)}`;
 }
 
-/** At most `max` characters, ending with `…` when cut. */
+/** Formats a count with thousands separators (`1,578`). */
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** A count and its noun, singular for 1 (`1 entry`, `2,000 entries`). */
+export function countOf(value: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(value)} ${value === 1 ? singular : plural}`;
+}
+
+/**
+ * An ISO timestamp for people: `2026-11-30 12:27:26Z` (other strings as they are, undefined as empty).
+ *
+ * Contract: pure.
+ */
+export function formatTimestamp(timestamp: string | undefined): string {
+  if (timestamp === undefined) return "";
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(timestamp);
+  return match === null ? timestamp : `${match[1]} ${match[2]}Z`;
+}
+
+/** At most `max` characters (code units), ending with `…` when cut. */
 export function clipText(value: string, max: number): string {
   if (value.length <= max) return value;
   return `${value.slice(0, Math.max(0, max - 1))}…`;
@@ -40,35 +62,6 @@ export function clipText(value: string, max: number): string {
 /** Whitespace runs (newlines included) collapsed to one space, trimmed. */
 export function singleLine(value: string): string {
   return value.replace(/\s+/g, " ").trim();
-}
-
-function argumentValue(value: unknown): string {
-  if (typeof value === "string") return value.includes("\n") ? JSON.stringify(value) : value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/**
- * A tool call's arguments on one line: `path: src/a.ts, limit: 20` (strings as they are, other values as
- * JSON), cut at `max` characters.
- *
- * Contract: pure; never throws (cyclic values print as `[object Object]`).
- */
-export function formatToolArguments(args: unknown, max = 160): string {
-  if (typeof args !== "object" || args === null || Array.isArray(args))
-    return clipText(argumentValue(args), max);
-  const parts: string[] = [];
-  let length = 0;
-  for (const [key, value] of Object.entries(args)) {
-    const part = `${key}: ${argumentValue(value)}`;
-    parts.push(part);
-    length += part.length + 2;
-    if (length > max) break;
-  }
-  return clipText(singleLine(parts.join(", ")), max);
 }
 
 /** The first lines of a text and how many more there are. */

@@ -1,18 +1,23 @@
 /**
  * What the transcript shows, as plain data: one item per user message, assistant reply, tool call with its
- * result, compaction, branch summary and notice. Items are built once (the assistant's Markdown is lexed
- * here, when the message is complete) and never change, so the transcript can print them with ink's
- * `<Static>`.
+ * result, compaction, branch summary and notice. Items are built once, when their message is complete, and
+ * never change, so a renderer can print each one once (ink's `<Static>`, an append-only list).
  */
-import type { AgentMessage } from "@arbor/agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
+import type { HarnessSessionState } from "@arbor/harness";
 import type { SessionMessage } from "@arbor/session-store";
-import { Lexer, type Token } from "marked";
-import { formatToolArguments, type HeadLines, headLines, singleLine } from "./format.js";
+import { type HeadLines, headLines, singleLine } from "./format.js";
+import { contentText } from "./message-text.js";
+import { toolArgumentsText } from "./tool-call-line.js";
 
-/** A piece of a finished assistant reply. */
+/** A message of a harness session's transcript (what `session.state.messages` holds). */
+export type ViewMessage = HarnessSessionState["messages"][number];
+
+/**
+ * A piece of a finished assistant reply: its Markdown source (the renderer parses it) or a thinking block.
+ */
 export type AssistantBlock =
-  | { kind: "markdown"; tokens: readonly Token[] }
+  | { kind: "markdown"; text: string }
   | { kind: "thinking"; text: string; redacted: boolean };
 
 /** How loud a notice is. */
@@ -51,20 +56,6 @@ export const USER_MESSAGE_LINES = 12;
 /** Lines of a summary shown. */
 export const SUMMARY_LINES = 4;
 
-/** The text of a message's content (a string, or text blocks; images as `[image …]`). */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (typeof block !== "object" || block === null) continue;
-    const typed = block as { type?: unknown; text?: unknown; mimeType?: unknown };
-    if (typed.type === "text" && typeof typed.text === "string") parts.push(typed.text);
-    else if (typed.type === "image") parts.push(`[image ${String(typed.mimeType ?? "")}]`.replace(" ]", "]"));
-  }
-  return parts.join("\n");
-}
-
 const SKILL_BLOCK = /^<skill name="([^"]+)"[^>]*>[\s\S]*?<\/skill>(?:\n\n([\s\S]*))?$/;
 
 /**
@@ -81,16 +72,16 @@ export function userDisplayText(text: string): string {
 }
 
 /**
- * The blocks of a finished assistant reply: text lexed as Markdown, thinking kept (shown collapsed); tool
+ * The blocks of a finished assistant reply: text (Markdown source), thinking kept (shown collapsed); tool
  * calls are left out (each shows with its result as a `tool` item).
  *
- * Contract: lexes each text block once; never throws for well-formed messages.
+ * Contract: pure; never throws for well-formed messages.
  */
 export function assistantBlocks(message: AssistantMessage): AssistantBlock[] {
   const blocks: AssistantBlock[] = [];
   for (const block of message.content) {
     if (block.type === "text" && block.text.trim() !== "") {
-      blocks.push({ kind: "markdown", tokens: Lexer.lex(block.text) });
+      blocks.push({ kind: "markdown", text: block.text });
     } else if (block.type === "thinking" && (block.thinking.trim() !== "" || block.redacted === true)) {
       blocks.push({ kind: "thinking", text: block.thinking, redacted: block.redacted === true });
     }
@@ -127,7 +118,7 @@ export function toolItem(
   return {
     kind: "tool",
     name,
-    argumentLine: args === undefined ? "" : formatToolArguments(args),
+    argumentLine: args === undefined ? "" : toolArgumentsText(args),
     output: headLines(contentText(content ?? []), TOOL_OUTPUT_LINES, 160),
     isError,
   };
@@ -156,10 +147,10 @@ export function toolCallsOf(message: AssistantMessage): Map<string, ToolCallInfo
  * Contract: pure except that it adds the tool calls of replies to `calls`.
  */
 export function itemsOfMessage(
-  message: AgentMessage,
+  message: ViewMessage,
   calls: Map<string, ToolCallInfo>,
 ): TranscriptItemInput[] {
-  const session = message as SessionMessage;
+  const session = message as unknown as SessionMessage;
   switch (session.role) {
     case "user":
       return [{ kind: "user", text: userDisplayText(contentText(session.content)), note: undefined }];

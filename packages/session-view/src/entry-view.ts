@@ -6,6 +6,8 @@
  * throws.
  */
 import type { SessionEntry } from "@arbor/session-store";
+import { clipText, formatCount, singleLine } from "./format.js";
+import { safeJson, toolCallLine } from "./tool-call-line.js";
 
 /** A piece of an entry's content. */
 export type EntryPart =
@@ -64,16 +66,6 @@ function isRecord(value: unknown): value is Record_ {
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-/** Formats a count with thousands separators (`1,578`). */
-export function formatCount(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
-}
-
-/** A count and its noun, singular for 1 (`1 entry`, `2,000 entries`). */
-export function countOf(value: number, singular: string, plural = `${singular}s`): string {
-  return `${formatCount(value)} ${value === 1 ? singular : plural}`;
 }
 
 /** Content that may be a string or an array of text / image blocks. */
@@ -316,31 +308,6 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
   }
 }
 
-/** JSON of any value, never throwing (`undefined` and cycles become a note). */
-export function safeJson(value: unknown, indent?: number): string {
-  try {
-    return JSON.stringify(value, null, indent) ?? "undefined";
-  } catch {
-    return "(not JSON data)";
-  }
-}
-
-/** `name(args…)` on one line. */
-export function toolCallLine(name: string, args: unknown): string {
-  return `${name}(${isRecord(args) && Object.keys(args).length === 0 ? "" : safeJson(args)})`;
-}
-
-/** Whitespace runs (newlines included) collapsed to one space, trimmed. */
-export function oneLine(value: string): string {
-  return value.replace(/\s+/g, " ").trim();
-}
-
-/** At most `max` characters (code units), ending with `…` when cut. */
-export function clip(value: string, max: number): string {
-  if (value.length <= max) return value;
-  return `${value.slice(0, Math.max(0, max - 1))}…`;
-}
-
 /** A part on one line. */
 function partLine(part: EntryPart): string {
   switch (part.kind) {
@@ -351,7 +318,7 @@ function partLine(part: EntryPart): string {
     case "thinking":
       return part.redacted ? "(thinking, redacted)" : `(thinking) ${part.text}`;
     case "toolCall":
-      return `→ ${toolCallLine(part.name, part.arguments)}`;
+      return `→ ${toolCallLine(part.name, part.arguments, { style: "json" })}`;
     case "image":
       return `[${part.mimeType}]`;
     case "data":
@@ -371,8 +338,8 @@ export function previewView(view: EntryView, max = 80): string {
   let body = "";
   for (const part of view.parts) {
     if (body.length > max) break;
-    const line = oneLine(clip(partLine(part), max + 40));
+    const line = singleLine(clipText(partLine(part), max + 40));
     if (line !== "") body = body === "" ? line : `${body} ${line}`;
   }
-  return clip(oneLine(body === "" ? head : `${head}: ${body}`), max);
+  return clipText(singleLine(body === "" ? head : `${head}: ${body}`), max);
 }

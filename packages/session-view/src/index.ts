@@ -1,0 +1,103 @@
+/**
+ * @arbor/session-view: the framework-free state and presentation of a session — a view model attached to a
+ * harness session (transcript items, live and footer slices, usage totals, queues), entry views, tree rows,
+ * one-line previews and tool-call lines, and the HTML, Markdown and JSONL exporters.
+ */
+export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
+export {
+  type EntryFields,
+  type EntryKind,
+  type EntryPart,
+  type EntryView,
+  previewView,
+  viewEntry,
+} from "./entry-view.js";
+export { exportHtml, type HtmlExportOptions } from "./export-html.js";
+export { exportJsonl, type JsonlExport } from "./export-jsonl.js";
+export {
+  entryMarkdown,
+  exportMarkdown,
+  fenced,
+  inlineCode,
+  type MarkdownExportOptions,
+} from "./export-markdown.js";
+export { FIRST_MESSAGE_HEAD_BYTES, type FirstUserMessageOptions, firstUserMessage } from "./first-message.js";
+export {
+  clipText,
+  countOf,
+  errorText,
+  formatCost,
+  formatCount,
+  formatTimestamp,
+  formatTokens,
+  type HeadLines,
+  headLines,
+  singleLine,
+} from "./format.js";
+export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
+export { escapeHtml, markdownHtml } from "./markdown-html.js";
+export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
+export {
+  type AttachOptions,
+  GENERATION_SIZE,
+  MOVE_REPLAY_LIMIT,
+  REPLAY_LIMIT,
+  SessionViewModel,
+  type SessionViewModelOptions,
+  type SessionViewSnapshot,
+  STREAM_FRAME_MS,
+} from "./session-view-model.js";
+export {
+  safeJson,
+  type ToolArgumentStyle,
+  type ToolCallLineOptions,
+  toolArgumentsText,
+  toolCallLine,
+} from "./tool-call-line.js";
+export {
+  type AssistantBlock,
+  assistantBlocks,
+  assistantEndNotice,
+  itemsOfMessage,
+  type NoticeLevel,
+  SUMMARY_LINES,
+  TOOL_OUTPUT_LINES,
+  type ToolCallInfo,
+  type TranscriptItem,
+  type TranscriptItemInput,
+  toolCallsOf,
+  toolItem,
+  USER_MESSAGE_LINES,
+  userDisplayText,
+  type ViewMessage,
+} from "./transcript-items.js";
+export { type TreeRow, type TreeRows, treeRows } from "./tree-rows.js";
+export { type TreeTextOptions, treeEntryLine, treeTextLines } from "./tree-text.js";
+export {
+  type FoldOptions,
+  MAX_TREE_DEPTH,
+  type RunItem,
+  runItems,
+  type TreeRun,
+  treeRuns,
+} from "./tree-walk.js";
+export {
+  addUsage,
+  EMPTY_TOTALS,
+  sessionUsageTotals,
+  type UsageTotals,
+  usageOfEntry,
+} from "./usage-totals.js";
+export {
+  activityOf,
+  type FooterView,
+  type LiveBlock,
+  type LiveView,
+  lastLine,
+  lastTextOf,
+  liveBlocks,
+  queuedText,
+  type RunningTool,
+  type TranscriptView,
+  toolItemLine,
+} from "./view-slices.js";
