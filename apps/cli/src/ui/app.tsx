@@ -5,9 +5,10 @@
  * footer. One key handler routes every key — to the open picker, to the global keys (Esc and Ctrl-C stop a
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
+
+import type { AppRuntime } from "@arbor/app-runtime";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import type { CliRuntime } from "../runtime.js";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
 import { LiveView } from "./components/live-view.js";
@@ -27,7 +28,7 @@ import type { InteractiveStore } from "./view-store.js";
 
 /** Props of {@link App}. */
 export interface AppProps {
-  runtime: CliRuntime;
+  runtime: AppRuntime;
   store: InteractiveStore;
   theme: Theme;
   /** Sent as the first prompt once the app is up. */
@@ -49,7 +50,7 @@ export interface AppProps {
 const HISTORY_SEED = 100;
 
 /** The user messages of the session's context, oldest first: the editor's history at start. */
-function historyOf(runtime: CliRuntime): string[] {
+function historyOf(runtime: AppRuntime): string[] {
   const history: string[] = [];
   for (const message of runtime.session.state.messages) {
     if ((message as { role?: unknown }).role !== "user") continue;

@@ -29,6 +29,12 @@ export interface ScriptedProviderOptions {
    * Contract: a function form must be pure and must not throw.
    */
   chunkDelayMs?: number | ((call: ScriptedCall) => number);
+  /**
+   * Record every call in {@link ScriptedProvider.calls} (default `true`). A long-lived responder (a demo
+   * model) passes `false`, so memory does not grow with every call; a call then sees the caller's context
+   * as is, not a copy.
+   */
+  recordCalls?: boolean;
 }
 
 /**
@@ -104,20 +110,22 @@ export function createScriptedProvider(
   const queue: ScriptedStep[] = typeof steps === "function" ? [] : [...steps];
   const calls: ScriptedCall[] = [];
   let unexpectedCalls = 0;
+  let callCount = 0;
   let stepsUsed = 0;
   const chunkSize = Math.max(1, options.chunkSize ?? 4);
   const delayOf = options.chunkDelayMs ?? 0;
 
   const stream = (callModel: Model, context: Context, streamOptions?: StreamOptions): AssistantStream => {
     const { signal, ...rest } = streamOptions ?? {};
+    const record = options.recordCalls !== false;
     const call: ScriptedCall = {
-      index: calls.length,
+      index: callCount++,
       model: callModel,
-      context: snapshot(context),
+      context: record ? snapshot(context) : context,
       options: rest as Record<string, unknown>,
       aborted: false,
     };
-    calls.push(call);
+    if (record) calls.push(call);
     let step = queue.shift();
     if (step !== undefined) stepsUsed++;
     else if (responder !== undefined) step = respondTo(responder, call);

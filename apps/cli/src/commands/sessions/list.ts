@@ -2,10 +2,11 @@
  * `arbor sessions list [--all] [--json] [--limit N]`: the sessions of the working directory (or of every
  * directory), newest activity first.
  */
+
+import { describeStore } from "@arbor/app-runtime";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
 import type { Command } from "commander";
 import { clip } from "../../export/entry-view.js";
-import { describeStore } from "../../session-reference.js";
 import {
   formatTimestamp,
   parsePositiveInteger,

@@ -2,10 +2,11 @@
  * `arbor sessions show <id|path> [--tree]`: a session's header facts, then its current branch as readable
  * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline.
  */
+
+import { type ResolvedSession, resolveEntryReference } from "@arbor/app-runtime";
 import type { Session, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
 import { countOf, formatCount, viewEntry } from "../../export/entry-view.js";
-import { type ResolvedSession, resolveEntryReference } from "../../session-reference.js";
 import { formatTimestamp, runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
 import { entryTextLines } from "./entry-text.js";
 import { treeTextLines } from "./tree-text.js";
