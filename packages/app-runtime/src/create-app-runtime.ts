@@ -146,11 +146,12 @@ class Runtime implements AppRuntime {
     }
   }
 
-  async newSession(): Promise<HarnessSession> {
+  /** Closes the current session and makes `open()`'s current; reopens the previous one when it fails. */
+  private async replaceWith(open: () => Promise<HarnessSession>): Promise<HarnessSession> {
     const previous = this.current;
     await previous.close();
     try {
-      this.current = await this.harness.newSession({ cwd: this.cwd });
+      this.current = await open();
     } catch (error) {
       this.current = await this.harness.openSession(previous.id);
       throw error;
@@ -159,19 +160,14 @@ class Runtime implements AppRuntime {
     return this.current;
   }
 
+  newSession(): Promise<HarnessSession> {
+    return this.replaceWith(() => this.harness.newSession({ cwd: this.cwd }));
+  }
+
   async openSession(reference: string): Promise<HarnessSession> {
     const sessionId = await resolveForResume(this.store, reference, this.cwd, this.stores);
     if (sessionId === this.current.id) return this.current;
-    const previous = this.current;
-    await previous.close();
-    try {
-      this.current = await this.harness.openSession(sessionId);
-    } catch (error) {
-      this.current = await this.harness.openSession(previous.id);
-      throw error;
-    }
-    this.changed();
-    return this.current;
+    return this.replaceWith(() => this.harness.openSession(sessionId));
   }
 
   async switchTo(session: HarnessSession): Promise<void> {
