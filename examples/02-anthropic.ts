@@ -7,12 +7,11 @@
  *   ... examples/02-anthropic.ts --record my.jsonl                   record the interactions to a cassette
  *   ... examples/02-anthropic.ts --replay examples/fixtures/02-anthropic.jsonl   replay one, no server at all
  *
- * Without ANTHROPIC_API_KEY it starts a small local server that speaks the Messages API streaming
- * protocol (SSE), and says so: the real SDK and provider run against it. With a key it talks to the real
+ * Without ANTHROPIC_API_KEY it starts the local wire server of `@internal/conformance` (the one the
+ * provider's tests use), which speaks the Messages API streaming protocol (SSE), and says so: the real
+ * SDK and provider run against it. With a key it talks to the real
  * API (model: ARBOR_ANTHROPIC_MODEL, default claude-haiku-5-5).
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   type AssistantEvent,
   type Context,
@@ -25,6 +24,7 @@ import {
   validateToolArguments,
 } from "@arbor/ai-providers";
 import { createAnthropicProvider } from "@arbor/provider-anthropic";
+import { anthropicSse, completeAnthropicStream, startFakeAnthropicServer } from "@internal/conformance";
 
 const weatherTool = {
   name: "get_weather",
@@ -33,97 +33,48 @@ const weatherTool = {
 };
 const WEATHER: Record<string, string> = { Paris: "14 °C, light rain", Tokyo: "21 °C, clear sky" };
 
-/** A local stand-in for api.anthropic.com: thinking + two tool calls, then an answer from the results. */
-async function startLocalAnthropic(): Promise<{ url: string; close: () => void }> {
-  const pause = process.env.CI ? 0 : 12;
-  const send = (name: string, data: Record<string, unknown>) =>
-    `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
-  const block = (index: number, start: object, deltas: object[]) => [
-    send("content_block_start", { index, content_block: start }),
-    ...deltas.map((delta) => send("content_block_delta", { index, delta })),
-    send("content_block_stop", { index }),
-  ];
-  const pieces = (text: string, size: number) => text.match(new RegExp(`[^]{1,${size}}`, "g")) ?? [];
-  const server = createServer((request, response) => {
-    let raw = "";
-    request.on("data", (chunk) => (raw += chunk));
-    request.on("end", async () => {
-      const body = JSON.parse(raw) as {
-        messages: { content: { type: string; content?: { text: string }[] }[] }[];
-      };
-      const results = (body.messages.at(-1)?.content ?? []).filter((part) => part.type === "tool_result");
-      const events: string[] = [];
-      if (results.length === 0) {
-        const calls = ["Paris", "Tokyo"].map((city, number) =>
-          block(2 + number, { type: "tool_use", id: `toolu_local_${city}`, name: "get_weather", input: {} }, [
-            ...pieces(JSON.stringify({ city }), 5).map((json) => ({
-              type: "input_json_delta",
-              partial_json: json,
-            })),
-          ]),
-        );
-        events.push(
-          ...block(0, { type: "thinking", thinking: "", signature: "" }, [
-            ...pieces("Two cities: call get_weather for each, in parallel.", 9).map((thinking) => ({
-              type: "thinking_delta",
-              thinking,
-            })),
-            { type: "signature_delta", signature: "local-demo-signature" },
-          ]),
-          ...block(
-            1,
-            { type: "text", text: "" },
-            pieces("Let me check both cities.", 6).map((text) => ({ type: "text_delta", text })),
-          ),
-          ...calls.flat(),
-        );
-      } else {
-        const [paris, tokyo] = results.map((result) => result.content?.[0]?.text ?? "?");
-        const answer = `Paris has ${paris} and Tokyo has ${tokyo}.`;
-        events.push(
-          ...block(
-            0,
-            { type: "text", text: "" },
-            pieces(answer, 6).map((text) => ({ type: "text_delta", text })),
-          ),
-        );
-      }
-      const first = results.length === 0;
-      const usage = {
-        input_tokens: first ? 310 : 95,
-        cache_creation_input_tokens: first ? 1200 : 140,
-        cache_read_input_tokens: first ? 0 : 1200,
-      };
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      const stream = [
-        send("message_start", {
-          message: {
-            id: `msg_local_${first ? 1 : 2}`,
-            type: "message",
-            role: "assistant",
-            content: [],
-            model: "local",
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { ...usage, output_tokens: 1 },
-          },
-        }),
-        ...events,
-        send("message_delta", {
-          delta: { stop_reason: first ? "tool_use" : "end_turn", stop_sequence: null },
-          usage: { output_tokens: first ? 74 : 21 },
-        }),
-        send("message_stop", {}),
-      ];
-      for (const event of stream) {
-        response.write(event);
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-      response.end();
-    });
+/**
+ * A local stand-in for api.anthropic.com (the wire server of the provider tests): thinking and two
+ * parallel tool calls, then the answer from the tool results, with prompt-cache usage.
+ */
+function startLocalAnthropic() {
+  const delayMs = process.env.CI ? 0 : 12;
+  const calls = ["Paris", "Tokyo"].map((city, index) =>
+    anthropicSse.toolUseBlock(2 + index, {
+      id: `toolu_local_${city}`,
+      name: "get_weather",
+      json: JSON.stringify({ city }),
+      chunkSize: 5,
+    }),
+  );
+  const firstCall = completeAnthropicStream(
+    [
+      anthropicSse.thinkingBlock(
+        0,
+        "Two cities: call get_weather for each, in parallel.",
+        "local-demo-signature",
+        9,
+      ),
+      anthropicSse.textBlock(1, "Let me check both cities.", 6),
+      ...calls,
+    ],
+    {
+      model: "local",
+      stopReason: "tool_use",
+      usage: { input_tokens: 310, cache_creation_input_tokens: 1200, cache_read_input_tokens: 0 },
+      finalUsage: { output_tokens: 74 },
+    },
+  );
+  const answer = `Paris has ${WEATHER.Paris} and Tokyo has ${WEATHER.Tokyo}.`;
+  const secondCall = completeAnthropicStream([anthropicSse.textBlock(0, answer, 6)], {
+    model: "local",
+    usage: { input_tokens: 95, cache_creation_input_tokens: 140, cache_read_input_tokens: 1200 },
+    finalUsage: { output_tokens: 21 },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return startFakeAnthropicServer([
+    { kind: "stream", events: firstCall, delayMs },
+    { kind: "stream", events: secondCall, delayMs },
+  ]);
 }
 
 function show(event: AssistantEvent): string {
@@ -167,7 +118,7 @@ const flag = (name: string) => {
 };
 const replayFile = flag("--replay");
 const recordFile = flag("--record");
-let local: { url: string; close: () => void } | undefined;
+let local: Awaited<ReturnType<typeof startLocalAnthropic>> | undefined;
 let provider: Provider;
 if (replayFile !== undefined) {
   console.log(`Replaying ${replayFile}: no server, no key, the recorded answers.`);
@@ -221,5 +172,5 @@ try {
     }
   }
 } finally {
-  local?.close();
+  await local?.close();
 }

@@ -3,16 +3,15 @@
  * short answer from one of them and prints every event. Ollama must listen on 127.0.0.1:11434
  * (`ollama serve`, then `ollama pull llama3.2`); pick the model with OLLAMA_MODEL=<id>.
  *
- * When no Ollama answers, it says so and then shows the same flow against a tiny fake
- * OpenAI-compatible server it starts itself on 127.0.0.1 (clearly labelled: not a real model). No API
+ * When no Ollama answers, it says so and then shows the same flow against the fake OpenAI-compatible
+ * wire server of `@internal/conformance`, started on 127.0.0.1 (clearly labelled: not a real model). No API
  * key, no internet:
  *
  *   pnpm exec tsx --conditions=source examples/03-openai-compatible.ts
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { AssistantEvent, Context, Model } from "@arbor/ai-providers";
 import { createOpenAIProvider, type OpenAIProvider } from "@arbor/provider-openai";
+import { chatChunk, chatFrames, chatTextChunks, startOpenAIWireServer } from "@internal/conformance";
 
 function show(event: AssistantEvent): string {
   switch (event.type) {
@@ -61,46 +60,30 @@ async function run(provider: OpenAIProvider, preferred?: string): Promise<boolea
   return message.stopReason !== "error";
 }
 
-/** A tiny fake OpenAI-compatible server: GET /v1/models and a streamed chat answer with reasoning. */
-async function startFakeServer(): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A fake OpenAI-compatible server (the wire server of the provider tests): `GET /v1/models`, then a
+ * streamed chat answer with reasoning.
+ */
+function startFakeServer() {
   const answer =
     "A tree is a hierarchy of nodes where each node has one parent, except the root, and any number of children.";
-  const chunk = (delta: object, finish: string | null = null) =>
-    `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 0, model: "fake-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on("end", async () => {
-      if (request.method === "GET" && request.url === "/v1/models") {
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            object: "list",
-            data: [{ id: "fake-model", object: "model", owned_by: "example" }],
-          }),
-        );
-        return;
-      }
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      const frames = [
-        chunk({ role: "assistant", content: "" }),
-        chunk({ reasoning_content: "The user wants a one-sentence definition." }),
-        ...(answer.match(/.{1,12}/g) ?? []).map((piece) => chunk({ content: piece })),
-        chunk({}, "stop"),
-        `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 31, completion_tokens: 27, total_tokens: 58 } })}\n\n`,
-        "data: [DONE]\n\n",
-      ];
-      for (const frame of frames) {
-        response.write(frame);
-        await new Promise((resolve) => setTimeout(resolve, process.env.CI ? 0 : 20));
-      }
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const [role, ...text] = chatTextChunks(answer, { size: 12, usage: { prompt: 31, completion: 27 } });
+  return startOpenAIWireServer([
+    {
+      kind: "json",
+      status: 200,
+      body: { object: "list", data: [{ id: "fake-model", object: "model", owned_by: "example" }] },
+    },
+    {
+      kind: "sse",
+      frames: chatFrames([
+        role,
+        chatChunk({ reasoning_content: "The user wants a one-sentence definition." }),
+        ...text,
+      ]),
+      frameDelayMs: process.env.CI ? 0 : 20,
+    },
+  ]);
 }
 
 const ollama = createOpenAIProvider({ preset: "ollama" });

@@ -27,6 +27,20 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
   "@arbor/compaction": ["@arbor/ai-providers", "@arbor/session-store"],
   "@arbor/harness": ["@arbor/ai-providers", "@arbor/agent-core", "@arbor/session-store", "@arbor/compaction"],
   "@arbor/coding-tools": ["@arbor/agent-core"],
+  "@arbor/app-runtime": [
+    "@arbor/ai-providers",
+    "@arbor/agent-core",
+    "@arbor/session-store",
+    "@arbor/compaction",
+    "@arbor/harness",
+    "@arbor/coding-tools",
+  ],
+  "@arbor/session-view": [
+    "@arbor/ai-providers",
+    "@arbor/session-store",
+    "@arbor/compaction",
+    "@arbor/harness",
+  ],
   "@internal/conformance": ["@arbor/ai-providers", "@arbor/session-store"],
   "@arbor/cli": "*",
   "@arbor/demo": "*",
@@ -45,6 +59,8 @@ const TEST_ONLY = ["@internal/conformance"];
 const TEST_EXTRA: Record<string, readonly string[]> = {
   "@arbor/harness": ["@arbor/session-store-jsonl"],
   "@arbor/session-store-postgres": ["@arbor/session-store-jsonl", "@arbor/session-store-sqlite"],
+  // app-runtime's tests wire the concrete packages an app passes as factories.
+  "@arbor/app-runtime": ["@arbor/session-store-jsonl", "@arbor/provider-openai", "@arbor/provider-anthropic"],
 };
 
 /** Everything reachable through the arrows: what a package's tests may use (its dependencies' dependencies). */

@@ -112,6 +112,72 @@ describe("check:packages", () => {
       ]);
     },
   );
+  it("knows the app layer's arrows: session-view and app-runtime may not import a concrete provider or store", () => {
+    const base = [
+      providers,
+      { name: "@arbor/session-store", dir: "packages/session-store" },
+      { name: "@arbor/harness", dir: "packages/harness" },
+      { name: "@arbor/provider-openai", dir: "packages/provider-openai" },
+      { name: "@arbor/session-store-jsonl", dir: "packages/session-store-jsonl" },
+    ];
+    const layerDependencies = {
+      "@arbor/ai-providers": "workspace:*",
+      "@arbor/session-store": "workspace:*",
+      "@arbor/harness": "workspace:*",
+    };
+    const allowedImports =
+      'import type { Model } from "@arbor/ai-providers";\n' +
+      'import type { Session } from "@arbor/session-store";\n' +
+      'import type { HarnessSession } from "@arbor/harness";\n';
+    const following = workspace([
+      ...base,
+      {
+        name: "@arbor/session-view",
+        dir: "packages/session-view",
+        json: { dependencies: layerDependencies },
+        files: { "src/index.ts": allowedImports },
+      },
+      {
+        name: "@arbor/app-runtime",
+        dir: "packages/app-runtime",
+        json: {
+          dependencies: layerDependencies,
+          devDependencies: { "@arbor/session-store-jsonl": "workspace:*" },
+        },
+        files: {
+          "src/index.ts": allowedImports,
+          // A factory the app passes is fine in tests (the concrete package is a devDependency).
+          "test/runtime.test.ts": 'const stores = { jsonl: () => import("@arbor/session-store-jsonl") };\n',
+        },
+      },
+    ]);
+    expect(checkPackages(following)).toEqual([]);
+
+    const breaking = workspace([
+      ...base,
+      {
+        name: "@arbor/session-view",
+        dir: "packages/session-view",
+        json: { dependencies: layerDependencies },
+        files: {
+          "src/index.ts": 'export { createOpenAIProvider } from "@arbor/provider-openai";\n',
+          "src/store.ts": 'export const load = () => import("@arbor/session-store-jsonl");\n',
+        },
+      },
+      {
+        name: "@arbor/app-runtime",
+        dir: "packages/app-runtime",
+        json: { dependencies: { ...layerDependencies, "@arbor/provider-openai": "workspace:*" } },
+        files: { "src/providers.ts": 'import { createOpenAIProvider } from "@arbor/provider-openai";\n' },
+      },
+    ]);
+    expect(checkPackages(breaking)).toEqual([
+      "@arbor/app-runtime: depends on @arbor/provider-openai, which DESIGN.md section 1 does not allow",
+      "packages/app-runtime/src/providers.ts: imports @arbor/provider-openai, but @arbor/app-runtime may not import @arbor/provider-openai (DESIGN.md section 1)",
+      "packages/session-view/src/index.ts: imports @arbor/provider-openai, but @arbor/session-view may not import @arbor/provider-openai (DESIGN.md section 1)",
+      "packages/session-view/src/store.ts: imports @arbor/session-store-jsonl, but @arbor/session-view may not import @arbor/session-store-jsonl (DESIGN.md section 1)",
+    ]);
+  });
 
   it("fails when package.json depends on a forbidden package, even without an import", () => {
     const root = workspace([

@@ -31,18 +31,45 @@ describe("examples", () => {
   });
 });
 
+/**
+ * One line of output that only that example prints when it worked (a regular expression over one line).
+ * A new example must add its line here.
+ */
+const EXPECTED_LINE: Record<string, RegExp> = {
+  "01-minimal.ts": /^--- tool get_time -> .*\d\d:\d\d:\d\d/,
+  "02-anthropic.ts": /^done {11}stopReason=stop {2}tokens: 95 in, 1200 cache read, 140 cache write, 21 out/,
+  "03-openai-compatible.ts": /^Models at http:\/\/127\.0\.0\.1:\d+\/v1: fake-model$/,
+  "04-agent-with-tools.ts":
+    /^toolResult read_lines \(error\): Refused: \.\.\/package\.json is outside the examples directory\.$/,
+  "05-compaction.ts": /^covers \d+ entries: \w+ \.\. \w+ \(still in the log\)$/,
+  "06-harness-session.ts": /^reopened "Module review": context identical to before closing: true$/,
+  "07-branching.ts": /^fork \w+ \(parent \w+\), 2 messages$/,
+  "09-app-runtime.ts": /^session [\w-]+ saved in .*arbor-example-09-.*\/sessions\/.*\.jsonl$/,
+};
+
 describe("every example runs offline without keys", () => {
   const files = readdirSync(join(root, "examples")).filter((file) => /^\d\d-.*\.ts$/.test(file));
 
-  it.each(files)("%s exits 0 and prints", async (file) => {
+  it("has an expected line for every example", () => {
+    expect(Object.keys(EXPECTED_LINE).sort()).toEqual([...files].sort());
+  });
+
+  it.each(files)("%s exits 0 and prints its own result line", async (file) => {
     const env: NodeJS.ProcessEnv = { ...process.env, CI: "1" };
     delete env.ANTHROPIC_API_KEY;
     delete env.OPENAI_API_KEY;
+    delete env.ARBOR_HOME;
     const { stdout } = await run(
       join(root, "node_modules", ".bin", "tsx"),
       ["--conditions=source", join(root, "examples", file)],
       { cwd: root, env, timeout: 60_000 },
     );
-    expect(stdout.trim().split("\n").length).toBeGreaterThan(3);
+    const expected = EXPECTED_LINE[file];
+    expect(expected, `no expected line for ${file}`).toBeDefined();
+    const lines = stdout.split("\n");
+    expect(
+      lines.some((line) => expected!.test(line)),
+      `${file} printed no line matching ${expected}`,
+    ).toBe(true);
   });
 });

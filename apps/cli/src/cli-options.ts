@@ -3,8 +3,9 @@
  * they select. Plain data and string checks only: this module loads no package, so `arbor --help` stays
  * quick.
  */
+
+import { THINKING_LEVEL_NAMES, TOOL_NAMES, type ToolName } from "@arbor/app-runtime/names";
 import { InvalidArgumentError } from "commander";
-import { THINKING_LEVEL_NAMES, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
 /** The output modes of `--mode`. */
 export const OUTPUT_MODES = ["text", "json", "rpc"] as const;

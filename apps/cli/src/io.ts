@@ -2,8 +2,6 @@
  * What a run of `arbor` talks to: its standard streams, environment and working directory. `main()` takes
  * one, so every mode can be run in-process with captured streams; the bin passes the process's own.
  */
-import { homedir } from "node:os";
-import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 
 /** A writable stream that may be a terminal. */
@@ -48,10 +46,4 @@ export function colorEnabled(stream: CliOutput, env: CliIo["env"]): boolean {
 /** Writes a line (a newline is added) to a stream. */
 export function writeLine(stream: Writable, text = ""): void {
   stream.write(`${text}\n`);
-}
-
-/** The Arbor home: `$ARBOR_HOME`, else `~/.arbor` (settings, models.json, the default session store). */
-export function arborHome(env: CliIo["env"]): string {
-  if (env.ARBOR_HOME !== undefined && env.ARBOR_HOME !== "") return env.ARBOR_HOME;
-  return join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".arbor");
 }

@@ -9,7 +9,7 @@ import type { ThinkingLevel } from "@arbor/ai-providers";
 import type { Command } from "commander";
 import { CommanderError } from "commander";
 import { flagConflicts, type RawCliOptions } from "./cli-options.js";
-import { arborHome, type CliIo, colorEnabled, processIo } from "./io.js";
+import { type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
 
 /** The CLI's version, from its package.json. */
@@ -37,8 +37,8 @@ function isUserFacing(error: unknown): error is Error {
 }
 
 async function usageError(message: string): Promise<never> {
-  const { ArborCliError } = await import("./errors.js");
-  throw new ArborCliError("usage", message);
+  const { ArborUserError } = await import("@arbor/app-runtime");
+  throw new ArborUserError("usage", message);
 }
 
 /** The prompt of a one-shot run: `-p`'s text and the words after the flags, then stdin when it is piped. */
@@ -58,40 +58,15 @@ async function promptOf(
   return given === undefined ? piped : `${given}\n\n${piped}`;
 }
 
-/** Loads the settings, the models file and the provider the flags, settings and environment choose. */
-async function prepareProvider(options: RawCliOptions, io: CliIo) {
-  const [{ loadSettings }, { loadModelsFile }, { chooseProvider }, { loadProvider }] = await Promise.all([
-    import("./settings.js"),
-    import("./models-file.js"),
-    import("./provider-choice.js"),
-    import("./providers.js"),
-  ]);
-  const home = arborHome(io.env);
-  const settings = loadSettings(home, io.cwd);
-  const { providers: customProviders } = loadModelsFile(home);
-  const flags = {
+/** The flags that choose the provider and model. */
+function providerFlags(options: RawCliOptions) {
+  return {
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.replay === undefined ? {} : { replay: options.replay }),
   };
-  const choice = await chooseProvider({ flags, settings, customProviders, env: io.env });
-  const loaded = await loadProvider(choice, {
-    env: io.env,
-    ...(options.record === undefined ? {} : { record: options.record }),
-  });
-  /** Loads another provider by id (for `/model other/id`), with the same settings and keys. */
-  const loadById = async (providerId: string) => {
-    const other = await chooseProvider({
-      flags: { provider: providerId },
-      settings,
-      customProviders,
-      env: io.env,
-    });
-    return (await loadProvider({ ...other, explicit: true }, { env: io.env })).provider;
-  };
-  return { home, settings: settings.settings, choice, loaded, loadById };
 }
 
 /** The root command: a session in the mode the flags choose. */
@@ -112,8 +87,10 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
     );
   }
 
-  const { settings, choice, loaded, loadById } = await prepareProvider(options, io);
-  const { createRuntime } = await import("./runtime-factory.js");
+  const [{ createAppRuntime }, { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES }] = await Promise.all([
+    import("@arbor/app-runtime"),
+    import("./factories.js"),
+  ]);
   const sessionChoice =
     options.continue === true || options.resume === true
       ? ({ kind: "continue" } as const)
@@ -124,28 +101,22 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
           : options.fork !== undefined
             ? ({ kind: "fork", reference: options.fork } as const)
             : ({ kind: "new" } as const);
-  const tools = options.tools ?? settings.tools;
-  const thinking = (options.thinking ?? settings.thinking) as ThinkingLevel | undefined;
-  const systemPrompt = options.systemPrompt ?? settings.systemPrompt;
-  const appendSystemPrompt = options.appendSystemPrompt ?? settings.appendSystemPrompt;
-  const storeUrl = options.store ?? settings.store;
-  const runtime = await createRuntime({
+  const runtime = await createAppRuntime({
     cwd: io.cwd,
     env: io.env,
+    providers: PROVIDER_FACTORIES,
+    stores: STORE_FACTORIES,
+    exporters: EXPORTERS,
     version: cliVersion(),
-    provider: loaded.provider,
-    model: loaded.model,
-    modelExplicit: choice.explicit,
+    flags: providerFlags(options),
+    ...(options.record === undefined ? {} : { record: options.record }),
     persistent: options.session !== false,
     session: sessionChoice,
-    ...(storeUrl === undefined ? {} : { storeUrl }),
-    ...(tools === undefined ? {} : { tools }),
-    ...(thinking === undefined ? {} : { thinkingLevel: thinking }),
-    thinkingExplicit: options.thinking !== undefined,
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
-    ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
-    loadProvider: loadById,
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking as ThinkingLevel }),
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
     onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),
   });
   try {
@@ -176,19 +147,23 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
 
 /** The `sessions` command with the program's store, settings and summarizer. */
 async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Promise<Command> {
-  const [{ sessionsCommand }, { openStore }] = await Promise.all([
+  const [{ sessionsCommand }, runtime, { PROVIDER_FACTORIES, STORE_FACTORIES }] = await Promise.all([
     import("./commands/sessions/index.js"),
-    import("./store-url.js"),
+    import("@arbor/app-runtime"),
+    import("./factories.js"),
   ]);
-  const home = arborHome(io.env);
+  const home = runtime.resolveArborHome(io.env);
   return sessionsCommand({
     openStore: async (url, options) => {
       let storeUrl = url;
-      if (storeUrl === undefined) {
-        const { loadSettings } = await import("./settings.js");
-        storeUrl = loadSettings(home, io.cwd).settings.store;
-      }
-      return openStore(storeUrl, { ...options, env: io.env, cwd: io.cwd });
+      if (storeUrl === undefined) storeUrl = runtime.loadSettings(home, io.cwd).settings.store;
+      return runtime.openStore(storeUrl, {
+        ...options,
+        env: io.env,
+        cwd: io.cwd,
+        home,
+        stores: STORE_FACTORIES,
+      });
     },
     cwd: io.cwd,
     stdout: io.stdout,
@@ -196,7 +171,12 @@ async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Pr
     setExitCode: report,
     resolveSummarizer: async () => {
       try {
-        const { loaded } = await prepareProvider({}, io);
+        const { loaded } = await runtime.setUpProvider({
+          cwd: io.cwd,
+          env: io.env,
+          home,
+          providers: PROVIDER_FACTORIES,
+        });
         return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
       } catch {
         return undefined;

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { openStore } from "@arbor/app-runtime";
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import { encodeCwd } from "@arbor/session-store-jsonl";
 import { type Command, CommanderError } from "commander";
@@ -16,7 +17,7 @@ import {
   type SummarizerChoice,
   sessionsCommand,
 } from "../src/commands/sessions/index.js";
-import { openStore } from "../src/store-url.js";
+import { STORE_FACTORIES } from "../src/factories.js";
 
 const directories: string[] = [];
 
@@ -91,7 +92,8 @@ export async function runSessions(args: string[], options: RunOptions): Promise<
   const err: string[] = [];
   let exitCode: number | undefined;
   const deps: SessionsCommandDeps = {
-    openStore: (url, storeOptions) => openStore(url, { ...storeOptions, env: { ARBOR_HOME: options.home } }),
+    openStore: (url, storeOptions) =>
+      openStore(url, { ...storeOptions, env: { ARBOR_HOME: options.home }, stores: STORE_FACTORIES }),
     cwd: options.cwd ?? FIXTURE_CWD,
     stdout: collector(out),
     stderr: collector(err),

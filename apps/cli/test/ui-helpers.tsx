@@ -1,5 +1,5 @@
 /**
- * Shared by the interactive-mode tests: a real `CliRuntime` built from the harness, the scripted provider
+ * Shared by the interactive-mode tests: a real `AppRuntime` built from the harness, the scripted provider
  * and `MemorySessionStore` (no network, no files but exports), the app rendered with ink-testing-library,
  * key sequences, and a small poller that waits for a frame.
  */
@@ -14,12 +14,12 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
+import type { AppRuntime } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
 import { exportHtml, exportJsonl, exportMarkdown, type SessionViewModel } from "@arbor/session-view";
 import { render } from "ink-testing-library";
 import { afterEach } from "vitest";
-import type { CliRuntime } from "../src/runtime.js";
 import { App } from "../src/ui/app.js";
 import type { InteractiveController } from "../src/ui/controller.js";
 import { createTheme } from "../src/ui/theme.js";
@@ -58,7 +58,7 @@ export interface TestRuntimeOptions {
 }
 
 /** A runtime over real packages, with what the tests look at. */
-export interface TestRuntime extends CliRuntime {
+export interface TestRuntime extends AppRuntime {
   readonly provider: ScriptedProvider;
   /** A second provider (`other/big-model`) for /model. */
   readonly other: ScriptedProvider;
@@ -69,7 +69,7 @@ export interface TestRuntime extends CliRuntime {
 }
 
 /**
- * A `CliRuntime` built the way the CLI builds one, on the scripted provider and `MemorySessionStore`;
+ * A `AppRuntime` built the way the CLI builds one, on the scripted provider and `MemorySessionStore`;
  * exports go to a temporary directory (the runtime's `cwd`).
  */
 export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
@@ -110,10 +110,14 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     current = next;
     closed.push(previous.id);
     await previous.close();
+    for (const listener of listeners) listener(current);
   };
+  const listeners = new Set<(session: HarnessSession) => void>();
   const runtime: TestRuntime = {
     cwd,
+    home: join(cwd, "arbor-home"),
     version: "0.0.0-test",
+    sessionFile: undefined,
     harness,
     get session() {
       return current;
@@ -155,6 +159,13 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
             : (await exportJsonl(store, current.id)).text;
       writeFileSync(path, text);
       return path;
+    },
+    async loadModel(reference) {
+      return registry.resolveModel(reference);
+    },
+    onSessionChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async dispose() {
       for (const session of harness.sessions) session.abort();
@@ -222,7 +233,7 @@ export async function waitUntil(
 
 /** Renders the app over a runtime, as `runInteractive` does (without the banner). */
 export function renderApp(
-  runtime: CliRuntime,
+  runtime: AppRuntime,
   options: { color?: boolean; initialPrompt?: string } = {},
 ): RenderedApp {
   const store = createSessionView(runtime.persistent);

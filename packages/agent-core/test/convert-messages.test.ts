@@ -6,7 +6,7 @@ import {
   type Model,
   transformMessages,
 } from "@arbor/ai-providers";
-import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
+import { createScriptedProvider, script } from "@arbor/ai-providers/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LlmMessageConverter } from "../src/convert-messages.js";
@@ -227,15 +227,12 @@ describe("convertMessageToLlm in the loop", () => {
       fc.asyncProperty(plan, async (run) => {
         const { convert, calls } = countingConverter();
         let replies = 0;
-        const provider = createScriptedProvider();
-        const reply: ScriptedStep = script.dynamic(() => {
-          provider.push(reply);
+        const provider = createScriptedProvider(() => {
           replies++;
           return replies <= run.toolTurns
             ? script.toolCall("echo", { text: `t${replies}` })
             : script.text("done");
         });
-        provider.push(reply);
         // The transcript as the loop holds it, followed through the events and prepareNextTurn's replacements.
         let tracked: AgentMessage[] = [...run.history];
         const seen: AgentMessage[][] = [];

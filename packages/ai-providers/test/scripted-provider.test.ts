@@ -118,6 +118,32 @@ describe("createScriptedProvider", () => {
     expect(message.content).toEqual([{ type: "text", text: "echo: Read the file please" }]);
   });
 
+  it("answers every call with a respond function, after any pushed steps, and never runs out", async () => {
+    const provider = createScriptedProvider(
+      (call) => script.text(`answer #${call.index + 1} to ${String(call.context.messages[0]?.content)}`),
+      { chunkDelayMs: (call) => (call.index === 0 ? 1 : 0) },
+    );
+    const first = await provider.stream(provider.model, context).result();
+    expect(first.content).toEqual([{ type: "text", text: "answer #1 to Read the file please" }]);
+    provider.push(script.toolCall("read", { path: "a.txt" }));
+    const pushed = await provider.stream(provider.model, context).result();
+    expect(pushed.stopReason).toBe("toolUse");
+    const third = await provider.stream(provider.model, context).result();
+    expect(third.content).toEqual([{ type: "text", text: "answer #3 to Read the file please" }]);
+    expect(provider.calls).toHaveLength(3);
+    expect(provider.unexpectedCalls).toBe(0);
+    expect(() => provider.assertDone()).not.toThrow();
+  });
+
+  it("ends the call with an error message when the respond function throws", async () => {
+    const provider = createScriptedProvider(() => {
+      throw new Error("no answer for this");
+    });
+    const message = await provider.stream(provider.model, context).result();
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toBe("The scripted responder failed: no answer for this");
+  });
+
   it("fails clearly on an unexpected call and on leftover steps", async () => {
     const provider = createScriptedProvider([script.text("only one")]);
     await provider.stream(provider.model, context).result();

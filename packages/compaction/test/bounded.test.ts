@@ -1,7 +1,7 @@
 import {
   estimateContextChars,
   type ScriptedProvider,
-  type ScriptedStep,
+  type ScriptedResponder,
   script,
 } from "@arbor/ai-providers/testing";
 import type { Session } from "@arbor/session-store";
@@ -26,15 +26,13 @@ function compacted(outcome: CompactOutcome): CompactionResult {
   return outcome;
 }
 
-/** A responder that answers every call with a numbered summary (kept by call index) and re-arms itself. */
-function foldingResponder(model: () => ScriptedProvider, outputs: string[]): ScriptedStep {
-  const step: ScriptedStep = script.dynamic((recorded) => {
-    model().push(step);
+/** A responder that answers every call with a numbered summary (kept by call index). */
+function foldingResponder(outputs: string[]): ScriptedResponder {
+  return (recorded) => {
     const text = `## Goal\n- running summary #${recorded.index + 1}`;
     outputs[recorded.index] = text;
     return script.text(text);
-  });
-  return step;
+  };
 }
 
 /** Every call's input (chars / 4) plus its output cap fits the model's window. */
@@ -67,9 +65,7 @@ describe("bounded summarization", () => {
   it("summarizes a history 5× the summarizer's window in chunks folded by UPDATE, every call within the window", async () => {
     // The session's model is the summarizer: an 8,000-token window, already far over its limit.
     const outputs: string[] = [];
-    let model!: ScriptedProvider;
-    model = provider([], { contextWindow: 8000, maxTokens: 4096 });
-    model.push(foldingResponder(() => model, outputs));
+    const model = provider(foldingResponder(outputs), { contextWindow: 8000, maxTokens: 4096 });
     const settings = resolveCompactionSettings({ reserveTokens: 2000 });
     const session = await longSession(60, 3000);
     const before = estimateContextTokens(session.buildContext().messages).tokens;
@@ -82,7 +78,7 @@ describe("bounded summarization", () => {
     const result = compacted(await compact(preparation, { stream: model.stream, model: model.model }));
 
     expect(model.unexpectedCalls).toBe(0);
-    expect(model.remaining).toBe(1);
+    expect(model.remaining).toBe(0);
     const calls = model.calls;
     expect(calls.length).toBeGreaterThanOrEqual(5);
     expectCallsFit(model);
@@ -203,9 +199,8 @@ describe("bounded summarization", () => {
 
   it("retries a call the provider rejects as too long with half the conversation", async () => {
     const outputs: string[] = [];
-    let model!: ScriptedProvider;
-    model = provider([script.overflow()], { contextWindow: 8000, maxTokens: 4096 });
-    model.push(foldingResponder(() => model, outputs));
+    const model = provider(foldingResponder(outputs), { contextWindow: 8000, maxTokens: 4096 });
+    model.push(script.overflow());
     const { session, ...builders } = await newSession();
     for (let turn = 1; turn <= 8; turn++) appendTurn(session, builders, turn, { size: 2000 });
     const preparation = ready(

@@ -10,6 +10,7 @@ import {
   createScriptedProvider,
   type ScriptedCall,
   type ScriptedProvider,
+  type ScriptedResponder,
   type ScriptedStep,
   script,
 } from "@arbor/ai-providers/testing";
@@ -115,7 +116,10 @@ export function summaryStep(label: string): ScriptedStep {
 }
 
 /** A scripted provider that streams in large chunks (summaries are long; tests stay fast). */
-export function provider(steps: ScriptedStep[] = [], model: Partial<Model> = {}): ScriptedProvider {
+export function provider(
+  steps: ScriptedStep[] | ScriptedResponder = [],
+  model: Partial<Model> = {},
+): ScriptedProvider {
   return createScriptedProvider(steps, { chunkSize: 4096, model });
 }
 

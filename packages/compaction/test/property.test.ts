@@ -1,4 +1,4 @@
-import { type ScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
+import { type ScriptedProvider, script } from "@arbor/ai-providers/testing";
 import type { Session, SessionEntry } from "@arbor/session-store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -106,16 +106,12 @@ function checkCut(branch: readonly SessionEntry[], plan: CompactionPreparation):
 /** A summarizer that answers each call with a summary of a random size (or a failure), forever. */
 function randomSummarizer(sizes: readonly number[], fail: boolean): ScriptedProvider {
   let index = 0;
-  const model = provider();
-  const step: ScriptedStep = script.dynamic(() => {
-    model.push(step);
+  return provider(() => {
     const size = sizes[index++ % sizes.length]!;
     return fail && index === 1
       ? script.error("summarizer unavailable")
       : script.text(`## Goal\n${"s".repeat(size)}`);
   });
-  model.push(step);
-  return model;
 }
 
 /** Compacts when there is something to compact; returns whether it did. */

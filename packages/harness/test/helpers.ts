@@ -82,17 +82,17 @@ export async function storedEntries(store: SessionStore, sessionId: string): Pro
 /** A summarizer model that answers every call with a numbered summary, forever. */
 export function createSummarizer(): ScriptedProvider & { count(): number } {
   let calls = 0;
-  const provider = createScriptedProvider([], {
-    id: "summarizer",
-    model: { id: "summarizer-model", contextWindow: 200_000, maxTokens: 8192 },
-    chunkSize: 1000,
-  });
-  const step: ScriptedStep = script.dynamic(() => {
-    calls++;
-    provider.push(step);
-    return script.text(`## Goal\n- Summary number ${calls}`);
-  });
-  provider.push(step);
+  const provider = createScriptedProvider(
+    () => {
+      calls++;
+      return script.text(`## Goal\n- Summary number ${calls}`);
+    },
+    {
+      id: "summarizer",
+      model: { id: "summarizer-model", contextWindow: 200_000, maxTokens: 8192 },
+      chunkSize: 1000,
+    },
+  );
   return Object.assign(provider, { count: () => calls });
 }
 

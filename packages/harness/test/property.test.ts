@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import { transformMessages } from "@arbor/ai-providers";
-import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
+import { createScriptedProvider, script } from "@arbor/ai-providers/testing";
 import { convertSessionMessagesToLlm, MemorySessionStore, type SessionMessage } from "@arbor/session-store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -46,16 +46,16 @@ describe("any sequence of operations", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 16 }), async (operations) => {
         const store = new MemorySessionStore();
-        const provider = createScriptedProvider([], { model: { contextWindow: 6000 } });
         let replies = 0;
         let wantTool = false;
-        const reply: ScriptedStep = script.dynamic((call) => {
-          provider.push(reply);
-          const last = call.context.messages.at(-1);
-          if (wantTool && last?.role === "user") return script.toolCall("bulk", { part: replies++ });
-          return script.text(`reply ${replies++}`);
-        });
-        provider.push(reply);
+        const provider = createScriptedProvider(
+          (call) => {
+            const last = call.context.messages.at(-1);
+            if (wantTool && last?.role === "user") return script.toolCall("bulk", { part: replies++ });
+            return script.text(`reply ${replies++}`);
+          },
+          { model: { contextWindow: 6000 } },
+        );
         const summarizer = createSummarizer();
         const options = {
           streamFn: provider.stream,

@@ -9,6 +9,7 @@
  * Statically this module loads commander only; the action imports what it needs.
  */
 import { type Command, InvalidArgumentError } from "commander";
+import { PROVIDER_FACTORIES, STORE_FACTORIES } from "../factories.js";
 import type { CliIo } from "../io.js";
 
 /** Options of the command. */
@@ -69,7 +70,7 @@ async function runEvalCompaction(
   const [evaluation, { MemorySessionStore, Session }, { resolveSessionReference }] = await Promise.all([
     import("@arbor/compaction/eval"),
     import("@arbor/session-store"),
-    import("../session-reference.js"),
+    import("@arbor/app-runtime"),
   ]);
   if (paths.length === 0 && options.generate === undefined) {
     io.stderr.write(
@@ -84,7 +85,7 @@ async function runEvalCompaction(
   const sessions: { name: string; entries: import("@arbor/session-store").SessionEntry[] }[] = [];
   const noStore = new MemorySessionStore();
   for (const path of paths) {
-    const resolved = await resolveSessionReference(noStore, path, { cwd: io.cwd });
+    const resolved = await resolveSessionReference(noStore, path, { cwd: io.cwd, stores: STORE_FACTORIES });
     try {
       const session = await Session.open(resolved.store, resolved.sessionId);
       sessions.push({ name: path.split(/[\\/]/).at(-1) ?? path, entries: session.getBranch() });
@@ -126,23 +127,13 @@ async function runEvalCompaction(
 
 /** The model `--summarizer provider/model` names, with the settings, models file and keys of a session. */
 async function loadSummarizer(reference: string, io: CliIo) {
-  const [{ arborHome }, { loadSettings }, { loadModelsFile }, { chooseProvider }, { loadProvider }] =
-    await Promise.all([
-      import("../io.js"),
-      import("../settings.js"),
-      import("../models-file.js"),
-      import("../provider-choice.js"),
-      import("../providers.js"),
-    ]);
-  const home = arborHome(io.env);
-  const settings = loadSettings(home, io.cwd);
-  const { providers: customProviders } = loadModelsFile(home);
-  const choice = await chooseProvider({
-    flags: { model: reference },
-    settings,
-    customProviders,
+  const { resolveArborHome, setUpProvider } = await import("@arbor/app-runtime");
+  const { loaded } = await setUpProvider({
+    cwd: io.cwd,
     env: io.env,
+    home: resolveArborHome(io.env),
+    providers: PROVIDER_FACTORIES,
+    flags: { model: reference },
   });
-  const { provider, model } = await loadProvider({ ...choice, explicit: true }, { env: io.env });
-  return { model, stream: provider.stream.bind(provider) };
+  return { model: loaded.model, stream: loaded.provider.stream.bind(loaded.provider) };
 }

@@ -4,19 +4,21 @@
  * OpenAI-compatible server reports, and the offline scripted model — with the default marked `*`.
  */
 import type { Model, Provider } from "@arbor/ai-providers";
-import { formatCount } from "@arbor/session-view";
-import type { RawCliOptions } from "../cli-options.js";
-import { arborHome, type CliIo } from "../io.js";
-import { loadModelsFile } from "../models-file.js";
 import {
   chooseProvider,
+  createChosenProvider,
   DEFAULT_LOCAL_SERVER_URL,
   DEFAULT_MODELS,
+  loadModelsFile,
+  loadSettings,
   type ProviderChoice,
   probeLocalServer,
-} from "../provider-choice.js";
-import { createChosenProvider } from "../providers.js";
-import { loadSettings } from "../settings.js";
+  resolveArborHome,
+} from "@arbor/app-runtime";
+import { formatCount } from "@arbor/session-view";
+import type { RawCliOptions } from "../cli-options.js";
+import { PROVIDER_FACTORIES } from "../factories.js";
+import type { CliIo } from "../io.js";
 
 /** One provider's models, or why they are not listed. */
 interface ProviderListing {
@@ -43,7 +45,7 @@ async function listingOf(
   discover: boolean,
 ): Promise<ProviderListing> {
   try {
-    const provider = await createChosenProvider(choice, env);
+    const provider = await createChosenProvider(choice, env, PROVIDER_FACTORIES);
     if (!discover) return { id: provider.id, models: [...provider.models] };
     const found = await discovered(provider);
     return {
@@ -65,7 +67,7 @@ export async function runModelsCommand(
   globals: RawCliOptions,
   io: CliIo,
 ): Promise<number> {
-  const home = arborHome(io.env);
+  const home = resolveArborHome(io.env);
   const settings = loadSettings(home, io.cwd);
   const { providers: customProviders } = loadModelsFile(home);
   const base = { settings, customProviders, env: io.env };

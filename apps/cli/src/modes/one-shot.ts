@@ -4,14 +4,14 @@
  * the last assistant message's `stopReason` decides, so a failure after retries is not reported as success.
  */
 import type { AssistantMessage } from "@arbor/ai-providers";
-import type { CliIo } from "../io.js";
-import type { ArborRuntime } from "../runtime-factory.js";
 import {
+  type AppRuntime,
   assistantText,
-  JSON_EVENT_SCHEMA_VERSION,
   JsonEventWriter,
   lastAssistantMessage,
-} from "./json-events.js";
+  sessionRecord,
+} from "@arbor/app-runtime";
+import type { CliIo } from "../io.js";
 
 /** How a finished run ended, for the exit code. */
 export interface RunOutcome {
@@ -20,14 +20,14 @@ export interface RunOutcome {
 }
 
 /** The outcome of the session's last run. */
-export function runOutcome(runtime: ArborRuntime): RunOutcome {
+export function runOutcome(runtime: AppRuntime): RunOutcome {
   const message = lastAssistantMessage(runtime.session.state.messages);
   const failed = message === undefined || message.stopReason === "error" || message.stopReason === "aborted";
   return { message, failed };
 }
 
 /** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
-export function abortOnInterrupt(runtime: ArborRuntime): () => void {
+export function abortOnInterrupt(runtime: AppRuntime): () => void {
   let interrupted = false;
   const handler = () => {
     if (interrupted) process.exit(130);
@@ -46,7 +46,7 @@ export function abortOnInterrupt(runtime: ArborRuntime): () => void {
  * Contract: resolves to the exit code: 0, or 1 when the run ends in an error or abort (its message on
  * stderr, after any partial answer on stdout).
  */
-export async function runPrintMode(runtime: ArborRuntime, prompt: string, io: CliIo): Promise<number> {
+export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const restore = abortOnInterrupt(runtime);
   try {
     await runtime.session.prompt(prompt);
@@ -64,28 +64,13 @@ export async function runPrintMode(runtime: ArborRuntime, prompt: string, io: Cl
   return 0;
 }
 
-/** The `session` line every JSON stream starts with. */
-export function sessionRecord(runtime: ArborRuntime): { type: string } & Record<string, unknown> {
-  const state = runtime.session.state;
-  return {
-    type: "session",
-    v: JSON_EVENT_SCHEMA_VERSION,
-    id: runtime.session.id,
-    cwd: runtime.cwd,
-    ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),
-    model: `${state.model.provider}/${state.model.id}`,
-    thinkingLevel: state.thinkingLevel,
-    persistent: runtime.persistent,
-  };
-}
-
 /**
- * `--mode json`: runs the prompt and writes every event as one JSON line (see `json-events.ts`), then a
+ * `--mode json`: runs the prompt and writes every event as one JSON line (the schema of `@arbor/app-runtime`'s `JsonEventWriter`), then a
  * `result` line.
  *
  * Contract: stdout carries only JSON lines; resolves to 0, or 1 when the run ends in an error or abort.
  */
-export async function runJsonMode(runtime: ArborRuntime, prompt: string, io: CliIo): Promise<number> {
+export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));

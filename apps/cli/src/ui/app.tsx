@@ -6,10 +6,10 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
+import type { AppRuntime } from "@arbor/app-runtime";
 import { contentText, type SessionViewModel } from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
-import type { CliRuntime } from "../runtime.js";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
 import { LiveView } from "./components/live-view.js";
@@ -28,7 +28,7 @@ import { useLive } from "./use-session-view.js";
 
 /** Props of {@link App}. */
 export interface AppProps {
-  runtime: CliRuntime;
+  runtime: AppRuntime;
   store: SessionViewModel;
   theme: Theme;
   /** Sent as the first prompt once the app is up. */
@@ -50,7 +50,7 @@ export interface AppProps {
 const HISTORY_SEED = 100;
 
 /** The user messages of the session's context, oldest first: the editor's history at start. */
-function historyOf(runtime: CliRuntime): string[] {
+function historyOf(runtime: AppRuntime): string[] {
   const history: string[] = [];
   for (const message of runtime.session.state.messages) {
     if ((message as { role?: unknown }).role !== "user") continue;

@@ -3,9 +3,10 @@
  * the agent runs, a follow-up with Alt+Enter), slash commands, interrupting, quitting, switching sessions.
  * The app calls it; it calls the harness session and the CLI runtime, and reports through the store.
  */
+
+import type { AppRuntime } from "@arbor/app-runtime";
 import type { HarnessSession } from "@arbor/harness";
 import { errorText, type SessionViewModel } from "@arbor/session-view";
-import type { CliRuntime } from "../runtime.js";
 import type { CommandHost } from "./commands/command-types.js";
 import { completeCommand, parseCommandLine, runSlashCommand } from "./commands/slash-commands.js";
 import type { SubmitKind } from "./components/editor.js";
@@ -39,7 +40,7 @@ export class InteractiveController implements CommandHost {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
-    readonly runtime: CliRuntime,
+    readonly runtime: AppRuntime,
     readonly store: SessionViewModel,
     private readonly ui: ControllerUi,
   ) {}

@@ -5,8 +5,8 @@
  * with a dynamic `import()`, so ink, React and marked are loaded only when the interactive mode runs.
  */
 
+import type { AppRuntime } from "@arbor/app-runtime";
 import { render } from "ink";
-import type { CliRuntime } from "../runtime.js";
 import { App } from "./app.js";
 import type { InteractiveController } from "./controller.js";
 import { colorWanted, createTheme } from "./theme.js";
@@ -41,7 +41,7 @@ export interface RunInteractiveOptions {
  * open: disposing it is the caller's job.
  */
 export async function runInteractive(
-  runtime: CliRuntime,
+  runtime: AppRuntime,
   options: RunInteractiveOptions = {},
 ): Promise<number> {
   const stdin = options.stdin ?? process.stdin;

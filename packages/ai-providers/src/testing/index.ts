@@ -18,4 +18,5 @@ export {
   type ScriptedProvider,
   ScriptedProviderError,
   type ScriptedProviderOptions,
+  type ScriptedResponder,
 } from "./scripted-provider.js";

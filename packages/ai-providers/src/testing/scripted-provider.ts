@@ -22,9 +22,29 @@ export interface ScriptedProviderOptions {
   models?: Model[];
   /** Characters per streamed chunk. Default 4. */
   chunkSize?: number;
-  /** Delay between chunks in ms; 0 (default) still yields to the event loop at every chunk. */
-  chunkDelayMs?: number;
+  /**
+   * Delay between chunks in ms; 0 (default) still yields to the event loop at every chunk. A function
+   * chooses the delay per call (e.g. none for summary requests).
+   *
+   * Contract: a function form must be pure and must not throw.
+   */
+  chunkDelayMs?: number | ((call: ScriptedCall) => number);
+  /**
+   * Record every call in {@link ScriptedProvider.calls} (default `true`). A long-lived responder (a demo
+   * model) passes `false`, so memory does not grow with every call; a call then sees the caller's context
+   * as is, not a copy.
+   */
+  recordCalls?: boolean;
 }
+
+/**
+ * Answers a call that no queued step covers (the function form of {@link createScriptedProvider}, like
+ * a mock model that takes a value, a list or a function).
+ *
+ * Contract: may return a dynamic step; a throw ends that call's stream with an `error` message naming
+ * the failure, never a throw from `stream()`.
+ */
+export type ScriptedResponder = (call: ScriptedCall) => ScriptedStep;
 
 /** A deterministic fake {@link Provider} that answers from a script and records every call. */
 export interface ScriptedProvider extends Provider {
@@ -62,10 +82,14 @@ export class ScriptedProviderError extends ArborError {
  * and of the reply (output), records every call, and answers a call beyond the script with an
  * `error` message (and a failing {@link ScriptedProvider.assertDone}).
  *
+ * `steps` is a list (consumed in order) or a {@link ScriptedResponder}: a function that answers every
+ * call (queued steps, from {@link ScriptedProvider.push}, still go first). A responder never runs out,
+ * so `unexpectedCalls` stays 0.
+ *
  * It has no dependency on any test framework.
  */
 export function createScriptedProvider(
-  steps: ScriptedStep[] = [],
+  steps: readonly ScriptedStep[] | ScriptedResponder = [],
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider {
   const id = options.id ?? "scripted";
@@ -82,25 +106,30 @@ export function createScriptedProvider(
     ...options.model,
   };
   const models = [model, ...(options.models ?? [])];
-  const queue = [...steps];
+  const responder = typeof steps === "function" ? steps : undefined;
+  const queue: ScriptedStep[] = typeof steps === "function" ? [] : [...steps];
   const calls: ScriptedCall[] = [];
   let unexpectedCalls = 0;
+  let callCount = 0;
   let stepsUsed = 0;
   const chunkSize = Math.max(1, options.chunkSize ?? 4);
-  const chunkDelayMs = options.chunkDelayMs ?? 0;
+  const delayOf = options.chunkDelayMs ?? 0;
 
   const stream = (callModel: Model, context: Context, streamOptions?: StreamOptions): AssistantStream => {
     const { signal, ...rest } = streamOptions ?? {};
+    const record = options.recordCalls !== false;
     const call: ScriptedCall = {
-      index: calls.length,
+      index: callCount++,
       model: callModel,
-      context: snapshot(context),
+      context: record ? snapshot(context) : context,
       options: rest as Record<string, unknown>,
       aborted: false,
     };
-    calls.push(call);
+    if (record) calls.push(call);
     let step = queue.shift();
     if (step !== undefined) stepsUsed++;
+    else if (responder !== undefined) step = respondTo(responder, call);
+    const chunkDelayMs = typeof delayOf === "function" ? delayOf(call) : delayOf;
     return createProviderStream(callModel, streamOptions, async ({ writer }) => {
       try {
         if (step === undefined) {
@@ -169,6 +198,22 @@ export function createScriptedProvider(
       }
     },
   };
+}
+
+/** The responder's step for a call; a throw becomes an `error` step naming it. */
+function respondTo(responder: ScriptedResponder, call: ScriptedCall): ScriptedStep {
+  try {
+    let step = responder(call);
+    while (typeof step === "function") step = step(call);
+    return step;
+  } catch (error) {
+    return {
+      kind: "failure",
+      reason: "error",
+      parts: [],
+      errorMessage: `The scripted responder failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 /** Streams parts; returns false when the signal fired mid-way. */

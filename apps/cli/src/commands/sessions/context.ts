@@ -1,14 +1,14 @@
 /**
- * What every `arbor sessions` subcommand shares: its dependencies, the error a user can act on, the
- * action wrapper that turns such errors into a message on stderr and an exit code, and opening the store
- * and a session for the time of a command.
+ * What every `arbor sessions` subcommand shares: its dependencies, the action wrapper that turns errors a
+ * user can act on (`ArborUserError` and the other typed errors) into a message on stderr and an exit code,
+ * and opening the store and a session for the time of a command.
  */
 import type { Writable } from "node:stream";
 import type { Model, StreamFn } from "@arbor/ai-providers";
+import { ArborUserError, type ResolvedSession, resolveSessionReference } from "@arbor/app-runtime";
 import { ArborError, Session, type SessionStore } from "@arbor/session-store";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
-import { type ResolvedSession, resolveSessionReference } from "../../session-reference.js";
-import type { openStore } from "../../store-url.js";
+import { STORE_FACTORIES } from "../../factories.js";
 
 /** A model to summarize with, as the CLI's provider choice resolves it. */
 export interface SummarizerChoice {
@@ -22,7 +22,7 @@ export interface SessionsCommandDeps {
    * Opens the store a `--store` URL names (`undefined`: the default). Usually `openStore` itself, or a
    * wrapper that fills in the program's global `--store`.
    */
-  openStore: typeof openStore;
+  openStore: (url: string | undefined, options: { readOnly?: boolean }) => Promise<SessionStore>;
   /** The working directory: `list` shows its sessions; relative paths resolve against it. */
   cwd: string;
   /** Where results go (the only output of `list --json`, `export` without `-o`, …). */
@@ -44,22 +44,6 @@ export interface SessionsCommandDeps {
   setExitCode?: (code: number) => void;
 }
 
-/**
- * A mistake or a situation the user can fix (an unknown entry, nothing to merge, a write to a file outside
- * the store). Commands throw it; the action wrapper prints its message and sets `exitCode`.
- */
-export class CliError extends ArborError {
-  constructor(
-    message: string,
-    /** The process exit code to end with. */
-    readonly exitCode = 1,
-    code = "cli_error",
-  ) {
-    super(code, message);
-    this.name = "CliError";
-  }
-}
-
 /** True for errors a user can act on: Arbor's typed errors and failed file-system calls (`ENOENT`, …). */
 function isUserFacing(error: unknown): error is Error {
   if (ArborError.isInstance(error)) return true;
@@ -69,7 +53,7 @@ function isUserFacing(error: unknown): error is Error {
 
 /**
  * Wraps a subcommand's action: errors a user can act on (see `isUserFacing`) become
- * `arbor sessions <name>: <message>` on stderr and an exit code (1, or a `CliError`'s own), never a stack
+ * `arbor sessions <name>: <message>` on stderr and an exit code (1, or an `ArborUserError`'s own), never a stack
  * trace. Other errors are bugs and are rethrown.
  */
 export function runAction<Args extends unknown[]>(
@@ -83,7 +67,7 @@ export function runAction<Args extends unknown[]>(
     } catch (error) {
       if (!isUserFacing(error)) throw error;
       deps.stderr.write(`arbor sessions ${name}: ${error.message}\n`);
-      const code = error instanceof CliError ? error.exitCode : 1;
+      const code = error instanceof ArborUserError ? error.exitCode : 1;
       if (deps.setExitCode !== undefined) deps.setExitCode(code);
       else process.exitCode = code;
     }
@@ -128,7 +112,10 @@ export async function withSession<T>(
   body: (session: Session, resolved: ResolvedSession) => Promise<T>,
 ): Promise<T> {
   return withStore(deps, command, options, async (store) => {
-    const resolved = await resolveSessionReference(store, reference, { cwd: deps.cwd });
+    const resolved = await resolveSessionReference(store, reference, {
+      cwd: deps.cwd,
+      stores: STORE_FACTORIES,
+    });
     try {
       const session = await Session.open(resolved.store, resolved.sessionId);
       return await body(session, resolved);

@@ -8,17 +8,18 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { Session } from "@arbor/session-store";
-import { countOf, formatCount } from "@arbor/session-view";
-import type { Command } from "commander";
 import {
+  ArborUserError,
   type ResolvedSession,
   resolveEntryReference,
   resolveSessionReference,
-} from "../../session-reference.js";
+} from "@arbor/app-runtime";
+import { Session } from "@arbor/session-store";
+import { countOf, formatCount } from "@arbor/session-view";
+import type { Command } from "commander";
+import { STORE_FACTORIES } from "../../factories.js";
 import { type BranchDiff, type DiffItem, type DiffSideResult, diffBranches } from "./branch-diff.js";
 import {
-  CliError,
   parsePositiveInteger,
   runAction,
   type SessionsCommandDeps,
@@ -157,19 +158,26 @@ export function addDiffCommand(parent: Command, deps: SessionsCommandDeps): Comm
           const left = parseSideReference(a, deps.cwd);
           const right = parseSideReference(b, deps.cwd);
           if (left.session === undefined) {
-            throw new CliError(
+            throw new ArborUserError(
+              "command_failed",
               `The first side must name a session ("${a}" starts with @); e.g. <session>@<entry>.`,
             );
           }
           await withStore(deps, command, { readOnly: true }, async (store) => {
             const resolved: ResolvedSession[] = [];
             try {
-              const first = await resolveSessionReference(store, left.session!, { cwd: deps.cwd });
+              const first = await resolveSessionReference(store, left.session!, {
+                cwd: deps.cwd,
+                stores: STORE_FACTORIES,
+              });
               resolved.push(first);
               const sessionA = await Session.open(first.store, first.sessionId);
               let sessionB = sessionA;
               if (right.session !== undefined) {
-                const second = await resolveSessionReference(store, right.session, { cwd: deps.cwd });
+                const second = await resolveSessionReference(store, right.session, {
+                  cwd: deps.cwd,
+                  stores: STORE_FACTORIES,
+                });
                 resolved.push(second);
                 if (second.store !== first.store || second.sessionId !== first.sessionId) {
                   sessionB = await Session.open(second.store, second.sessionId);

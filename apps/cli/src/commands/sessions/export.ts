@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
+import { ArborUserError, resolveEntryReference } from "@arbor/app-runtime";
 import { countOf, exportHtml, exportJsonl, exportMarkdown } from "@arbor/session-view";
 import { type Command, Option } from "commander";
-import { resolveEntryReference } from "../../session-reference.js";
-import { CliError, runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
+import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
 
 /** The export formats. */
 export const EXPORT_FORMATS = ["html", "md", "jsonl"] as const;
@@ -24,12 +24,13 @@ const FORMAT_OF_EXTENSION: Record<string, ExportFormat> = {
   ".jsonl": "jsonl",
 };
 
-/** The format asked for, else the one `-o`'s extension names; throws `CliError` when neither says. */
+/** The format asked for, else the one `-o`'s extension names; throws `ArborUserError` when neither says. */
 export function exportFormatOf(format: string | undefined, output: string | undefined): ExportFormat {
   if (format !== undefined) return format as ExportFormat;
   const fromExtension = output === undefined ? undefined : FORMAT_OF_EXTENSION[extname(output).toLowerCase()];
   if (fromExtension !== undefined) return fromExtension;
-  throw new CliError(
+  throw new ArborUserError(
+    "command_failed",
     "Choose a format: --format html, md or jsonl (or an -o file ending in .html, .md or .jsonl).",
   );
 }
@@ -58,7 +59,10 @@ export function addExportCommand(parent: Command, deps: SessionsCommandDeps): Co
       runAction(deps, "export", async (reference: string, options: ExportOptions, command: Command) => {
         const format = exportFormatOf(options.format, options.output);
         if (options.leaf !== undefined && format !== "md") {
-          throw new CliError(`--leaf applies to --format md only (${format} exports the whole session).`);
+          throw new ArborUserError(
+            "command_failed",
+            `--leaf applies to --format md only (${format} exports the whole session).`,
+          );
         }
         await withSession(deps, command, reference, { readOnly: true }, async (session, resolved) => {
           let text: string;

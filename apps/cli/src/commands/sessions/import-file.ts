@@ -5,6 +5,8 @@
  * the tree fields a store needs are left out; invalid entries, repeated ids and missing parents are kept (a
  * session opens them, leaving them out of the context) and reported.
  */
+
+import { ArborUserError } from "@arbor/app-runtime";
 import {
   migrateSessionLines,
   type SessionEntry,
@@ -12,7 +14,6 @@ import {
   validateSessionEntry,
   validateSessionHeader,
 } from "@arbor/session-store";
-import { CliError } from "./context.js";
 
 /** A session file read for import. */
 export interface ImportedFile {
@@ -54,7 +55,7 @@ class WarningList {
 /**
  * Parses, migrates and checks the text of a session file.
  *
- * Contract: pure; O(lines). Throws `CliError` when line 1 is not a session header or the header has no
+ * Contract: pure; O(lines). Throws `ArborUserError` when line 1 is not a session header or the header has no
  * usable `id` / `cwd` (a `cwd` given in `options` replaces the header's). Everything else is reported in
  * `warnings`.
  */
@@ -88,14 +89,20 @@ export function readSessionFileForImport(
   });
   const first = values[0];
   if (!isRecord(first) || first.type !== "session" || typeof first.id !== "string" || first.id === "") {
-    throw new CliError(`${source} is not a session file: line 1 must be a header {"type":"session","id":…}.`);
+    throw new ArborUserError(
+      "command_failed",
+      `${source} is not a session file: line 1 must be a header {"type":"session","id":…}.`,
+    );
   }
   const migration = migrateSessionLines(values);
   for (const warning of migration.warnings) warnings.add("migration notes", warning);
   const header = migration.header;
   if (options.cwd !== undefined) header.cwd = options.cwd;
   if (typeof header.cwd !== "string" || header.cwd === "") {
-    throw new CliError(`${source} has no working directory in its header ("cwd"); pass --cwd <dir>.`);
+    throw new ArborUserError(
+      "command_failed",
+      `${source} has no working directory in its header ("cwd"); pass --cwd <dir>.`,
+    );
   }
   const checked = validateSessionHeader(header);
   if (!checked.ok) warnings.add("header problems", checked.message);

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { jsonlPathOf } from "@arbor/app-runtime";
 import {
   generateSessionId,
   MemorySessionStore,
@@ -15,7 +16,6 @@ import {
 } from "@arbor/session-store";
 import { countOf, formatCount } from "@arbor/session-view";
 import type { Command } from "commander";
-import { jsonlPathOf } from "../../session-reference.js";
 import { runAction, type SessionsCommandDeps, withStore, writeLines } from "./context.js";
 import { type ImportedFile, readSessionFileForImport } from "./import-file.js";
 import { treeStats } from "./show.js";

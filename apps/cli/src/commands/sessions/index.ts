@@ -12,7 +12,7 @@ import { addMergeCommand } from "./merge.js";
 import { addShowCommand } from "./show.js";
 
 export { type BranchDiff, type DiffSide, diffBranches } from "./branch-diff.js";
-export { CliError, type SessionsCommandDeps, type SummarizerChoice } from "./context.js";
+export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
 export { deterministicMergeSummary, type MergeDetails } from "./merge.js";
 
 /**

@@ -3,10 +3,11 @@
  * directory), newest activity first.
  */
 import { closeSync, openSync, readSync } from "node:fs";
+
+import { describeStore } from "@arbor/app-runtime";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
 import { clipText, FIRST_MESSAGE_HEAD_BYTES, firstUserMessage, formatTimestamp } from "@arbor/session-view";
 import type { Command } from "commander";
-import { describeStore } from "../../session-reference.js";
 import {
   parsePositiveInteger,
   runAction,

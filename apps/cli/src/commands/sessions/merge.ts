@@ -9,6 +9,8 @@
  * operations), marked as such. The entry is written through `Session.flush`, so the store's lock and its
  * last-entry check apply: a session another process is writing to is refused, not corrupted.
  */
+
+import { ArborUserError, resolveEntryReference, resolveSessionReference } from "@arbor/app-runtime";
 import {
   type BranchSummaryDetails,
   collectEntriesForBranchSummary,
@@ -21,9 +23,8 @@ import {
 import { Session, type SessionEntry, type SessionStore } from "@arbor/session-store";
 import { countOf } from "@arbor/session-view";
 import type { Command } from "commander";
-import { resolveEntryReference, resolveSessionReference } from "../../session-reference.js";
+import { STORE_FACTORIES } from "../../factories.js";
 import {
-  CliError,
   runAction,
   type SessionsCommandDeps,
   type SummarizerChoice,
@@ -113,7 +114,8 @@ async function sessionReference(
     return { session: side.session, branchEntry: side.entry };
   const latest = (await store.listSessions({ cwd: deps.cwd, limit: 1 })).sessions[0];
   if (latest === undefined) {
-    throw new CliError(
+    throw new ArborUserError(
+      "command_failed",
       `No session in ${deps.cwd} to merge in; name one with --session <id|path> (or <session>@<entry>).`,
     );
   }
@@ -131,7 +133,7 @@ async function modelSummary(
     model: summarizer.model,
   });
   if (outcome.kind === "aborted")
-    throw new CliError(`Summarizing the branch was aborted: ${outcome.message}`);
+    throw new ArborUserError("command_failed", `Summarizing the branch was aborted: ${outcome.message}`);
   return outcome.kind === "summarized" ? { summary: outcome.summary, details: outcome.details } : undefined;
 }
 
@@ -152,10 +154,14 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
       runAction(deps, "merge", async (branch: string, options: MergeOptions, command: Command) => {
         await withStore(deps, command, { readOnly: false }, async (store) => {
           const reference = await sessionReference(store, branch, options, deps);
-          const resolved = await resolveSessionReference(store, reference.session, { cwd: deps.cwd });
+          const resolved = await resolveSessionReference(store, reference.session, {
+            cwd: deps.cwd,
+            stores: STORE_FACTORIES,
+          });
           try {
             if (resolved.external) {
-              throw new CliError(
+              throw new ArborUserError(
+                "command_failed",
                 `${resolved.location} is outside the store, which merge does not write to. ` +
                   "Import it first (`arbor sessions import <file>`), then merge in the imported session.",
               );
@@ -165,10 +171,14 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
             const source = resolveEntryReference(session, reference.branchEntry);
             const target = resolveEntryReference(session, into.entry ?? options.into);
             if (source === target)
-              throw new CliError(`The branch and the target are the same entry (${source}).`);
+              throw new ArborUserError(
+                "command_failed",
+                `The branch and the target are the same entry (${source}).`,
+              );
             const { entries, commonAncestorId } = collectEntriesForBranchSummary(session, source, target);
             if (entries.length === 0) {
-              throw new CliError(
+              throw new ArborUserError(
+                "command_failed",
                 `Nothing to merge: ${source} is on the branch to ${target}, which already holds it.`,
               );
             }

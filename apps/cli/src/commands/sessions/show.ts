@@ -2,6 +2,8 @@
  * `arbor sessions show <id|path> [--tree]`: a session's header facts, then its current branch as readable
  * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline.
  */
+
+import { type ResolvedSession, resolveEntryReference } from "@arbor/app-runtime";
 import type { Session, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
 import {
   countOf,
@@ -12,7 +14,6 @@ import {
   viewEntry,
 } from "@arbor/session-view";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
-import { type ResolvedSession, resolveEntryReference } from "../../session-reference.js";
 import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
 
 /** Entries of the branch shown when `--limit` is not given (the newest ones). */

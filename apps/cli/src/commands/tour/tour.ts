@@ -10,18 +10,28 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Context, createProviderRegistry } from "@arbor/ai-providers";
-import type { ScriptedStep } from "@arbor/ai-providers/testing";
+import { createScriptedProvider, type ScriptedStep } from "@arbor/ai-providers/testing";
+import {
+  describeStoreLocation,
+  jsonlPathOf,
+  openStore,
+  parseStoreUrl,
+  resolveArborHome,
+} from "@arbor/app-runtime";
+import {
+  demoModel,
+  demoStep,
+  LABEL_AFTER_PROMPT,
+  NAVIGATE_AFTER_PROMPT,
+  TOUR_PROMPTS,
+} from "@arbor/app-runtime/demo";
 import { createCodingTools } from "@arbor/coding-tools";
 import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { formatCount, treeTextLines } from "@arbor/session-view";
+import { STORE_FACTORIES } from "../../factories.js";
 import { type CliIo, colorEnabled } from "../../io.js";
-import { demoModel, demoStep } from "../../scripted/demo-model.js";
-import { createResponderProvider } from "../../scripted/responder-provider.js";
-import { jsonlPathOf } from "../../session-reference.js";
-import { describeStoreLocation, openStore, parseStoreUrl } from "../../store-url.js";
 import { createStyle, type Style } from "./style.js";
-import { LABEL_AFTER_PROMPT, NAVIGATE_AFTER_PROMPT, TOUR_PROMPTS } from "./tour-script.js";
 import { TranscriptPrinter } from "./transcript-printer.js";
 
 /** The tour model's context window: small, so that the tour's build log crosses the compaction threshold. */
@@ -73,7 +83,9 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
   const started = Date.now();
   const style = createStyle(colorEnabled(io.stdout, io.env));
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "arbor-tour-")));
-  const store = await openStore(options.store, { env: io.env, cwd: folder });
+  const home = resolveArborHome(io.env);
+  const storeOptions = { env: io.env, cwd: folder, home, stores: STORE_FACTORIES };
+  const store = await openStore(options.store, storeOptions);
   const pace = options.pace ?? DEFAULT_TOUR_PACE_MS;
   const model = demoModel({
     id: "tour",
@@ -82,13 +94,15 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     maxTokens: 4_096,
   });
   const answers: ScriptedStep[] = [];
-  const provider = createResponderProvider({
-    id: model.provider,
-    models: [model],
-    respond: (context) =>
-      isSummaryRequest(context) ? demoStep(context) : (answers.shift() ?? demoStep(context)),
-    chunkDelayFor: (context) => (isSummaryRequest(context) ? 0 : pace),
-  });
+  const provider = createScriptedProvider(
+    ({ context }) => (isSummaryRequest(context) ? demoStep(context) : (answers.shift() ?? demoStep(context))),
+    {
+      id: model.provider,
+      model,
+      recordCalls: false,
+      chunkDelayMs: ({ context }) => (isSummaryRequest(context) ? 0 : pace),
+    },
+  );
   const problems: string[] = [];
   const harness = createHarness({
     registry: createProviderRegistry([provider]),
@@ -96,6 +110,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     store,
     tools: createCodingTools({ cwd: folder }),
     cwd: folder,
+    home,
     loadResources: false,
     settings: { compaction: TOUR_COMPACTION },
     onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
@@ -110,7 +125,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
       printer.handle(event);
       if (event.type === "compaction_end" && event.outcome.kind === "compacted") compactions++;
     });
-    const where = parseStoreUrl(options.store, { env: io.env, cwd: folder });
+    const where = parseStoreUrl(options.store, storeOptions);
     printer.line(
       style.heading(
         "Arbor tour: an offline session through the real harness, coding tools and session store.",

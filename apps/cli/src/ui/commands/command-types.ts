@@ -2,14 +2,15 @@
  * What a slash command is and what it may do: the commands only call the harness session and the CLI
  * runtime, and talk back to the user through the host (notices, pickers, the editor).
  */
+
+import type { AppRuntime } from "@arbor/app-runtime";
 import type { HarnessSession } from "@arbor/harness";
 import type { SessionViewModel } from "@arbor/session-view";
-import type { CliRuntime } from "../../runtime.js";
 import type { Picker } from "../components/select-list.js";
 
 /** What commands can reach. */
 export interface CommandHost {
-  readonly runtime: CliRuntime;
+  readonly runtime: AppRuntime;
   /** The transcript and footer state (notices go here). */
   readonly store: SessionViewModel;
   /**

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { type TSchema, validateToolArguments } from "@arbor/ai-providers";
-import { ArborCliError, type ArborCliErrorCode } from "./errors.js";
+import { ArborUserError, type ArborUserErrorCode } from "./errors.js";
 
 /** `/compaction/reserveTokens` → `compaction.reserveTokens`; `""` → `(the file)`. */
 export function fieldName(pointer: string): string {
@@ -27,17 +27,17 @@ function lineAndColumn(text: string, offset: number): string {
 /**
  * Reads and parses a JSON file; `undefined` when it does not exist.
  *
- * @throws {ArborCliError} with `code` naming the file and what is wrong: unreadable, or not JSON (with the
+ * @throws {ArborUserError} with `code` naming the file and what is wrong: unreadable, or not JSON (with the
  * line and column of the problem).
  */
-export function readJsonFile(path: string, code: ArborCliErrorCode, what: string): unknown {
+export function readJsonFile(path: string, code: ArborUserErrorCode, what: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const errno = (error as NodeJS.ErrnoException).code;
     if (errno === "ENOENT" || errno === "ENOTDIR") return undefined;
-    throw new ArborCliError(code, `Cannot read ${what} ${path}: ${(error as Error).message}`, 1, {
+    throw new ArborUserError(code, `Cannot read ${what} ${path}: ${(error as Error).message}`, 1, {
       cause: error,
     });
   }
@@ -48,7 +48,7 @@ export function readJsonFile(path: string, code: ArborCliErrorCode, what: string
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message);
     const where = position === null ? "" : ` (${lineAndColumn(text, Number(position[1]))})`;
-    throw new ArborCliError(code, `Invalid ${what} ${path}: not valid JSON${where}: ${message}`, 1, {
+    throw new ArborUserError(code, `Invalid ${what} ${path}: not valid JSON${where}: ${message}`, 1, {
       cause: error,
     });
   }
@@ -89,13 +89,13 @@ function conversions(raw: unknown, checked: unknown, pointer: string, found: str
  * Validates a parsed file against its schema and returns the value (defaults filled). Unlike tool arguments,
  * nothing is converted: a value of the wrong type is a problem, even when it could be converted.
  *
- * @throws {ArborCliError} listing every problem as `<field>: <what is wrong>`, after the file's path.
+ * @throws {ArborUserError} listing every problem as `<field>: <what is wrong>`, after the file's path.
  */
 export function validateConfig<T>(
   schema: TSchema,
   value: unknown,
   path: string,
-  code: ArborCliErrorCode,
+  code: ArborUserErrorCode,
   what: string,
 ): T {
   const checked = validateToolArguments({ name: what, description: what, parameters: schema }, value);
@@ -103,7 +103,7 @@ export function validateConfig<T>(
     const converted: string[] = [];
     conversions(value, checked.value, "", converted);
     if (converted.length === 0) return checked.value as T;
-    throw new ArborCliError(code, `Invalid ${what} ${path}:\n${converted.join("\n")}`);
+    throw new ArborUserError(code, `Invalid ${what} ${path}:\n${converted.join("\n")}`);
   }
   const problems = checked.errors.map((issue) => {
     const message = issue.message.startsWith("unexpected property")
@@ -111,5 +111,5 @@ export function validateConfig<T>(
       : issue.message;
     return `  ${fieldName(issue.path)}: ${message}`;
   });
-  throw new ArborCliError(code, `Invalid ${what} ${path}:\n${problems.join("\n")}`);
+  throw new ArborUserError(code, `Invalid ${what} ${path}:\n${problems.join("\n")}`);
 }

@@ -1,6 +1,8 @@
 import { join } from "node:path";
+import { MemorySessionStore, type SessionHeader } from "@arbor/session-store";
 import { JsonlSessionStore, SessionReadOnlyError } from "@arbor/session-store-jsonl";
 import { describe, expect, it } from "vitest";
+import type { StoreFactories } from "../src/factories.js";
 import {
   describeStoreLocation,
   InvalidStoreUrlError,
@@ -9,7 +11,13 @@ import {
   redactStoreUrl,
   StoreBackendUnavailableError,
 } from "../src/store-url.js";
-import { sessionHeader, temporaryDirectory } from "./sessions-helpers.js";
+import { temporaryDirectory } from "./helpers.js";
+
+function sessionHeader(id: string): SessionHeader {
+  return { type: "session", version: 3, id, timestamp: "2026-01-02T03:04:05.000Z", cwd: "/work/project" };
+}
+
+const stores: StoreFactories = { jsonl: () => import("@arbor/session-store-jsonl") };
 
 const env = { ARBOR_HOME: "/data/arbor", HOME: "/home/me" };
 
@@ -86,13 +94,13 @@ describe("parseStoreUrl", () => {
 describe("openStore", () => {
   it("opens a JSONL store in the named home, read-only on request", async () => {
     const home = temporaryDirectory();
-    const store = await openStore(`jsonl:${home}`);
+    const store = await openStore(`jsonl:${home}`, { stores });
     expect(store).toBeInstanceOf(JsonlSessionStore);
     expect((store as JsonlSessionStore).sessionsDirectory).toBe(join(home, "sessions"));
     await store.createSession(sessionHeader("s1"));
     await store.close?.();
 
-    const fromEnvironment = await openStore(undefined, { env: { ARBOR_HOME: home }, readOnly: true });
+    const fromEnvironment = await openStore(undefined, { env: { ARBOR_HOME: home }, stores, readOnly: true });
     expect((await fromEnvironment.listSessions()).sessions.map((session) => session.id)).toEqual(["s1"]);
     await expect(fromEnvironment.createSession(sessionHeader("s2"))).rejects.toBeInstanceOf(
       SessionReadOnlyError,
@@ -100,10 +108,46 @@ describe("openStore", () => {
     await fromEnvironment.close?.();
   });
 
-  it("fails clearly for backends a later step adds", async () => {
-    await expect(openStore("sqlite:/tmp/arbor.db")).rejects.toBeInstanceOf(StoreBackendUnavailableError);
-    await expect(openStore("postgres://db/arbor")).rejects.toThrow(
+  it("uses the home it is given for the default store, not the environment", async () => {
+    const home = temporaryDirectory();
+    const store = await openStore(undefined, { env: { ARBOR_HOME: "/nowhere" }, home, stores });
+    expect((store as JsonlSessionStore).sessionsDirectory).toBe(join(home, "sessions"));
+    await store.close?.();
+  });
+
+  it("fails clearly for backends the app passed no factory for", async () => {
+    await expect(openStore("sqlite:/tmp/arbor.db", { stores })).rejects.toBeInstanceOf(
+      StoreBackendUnavailableError,
+    );
+    await expect(openStore("postgres://db/arbor", { stores })).rejects.toThrow(
       /PostgreSQL session store is not available yet \(a later step adds this backend\)/,
     );
+    await expect(openStore(undefined, { stores: {} })).rejects.toThrow(
+      /JSONL session store is not available in this app/,
+    );
+  });
+
+  it("routes sqlite: and postgres:// to the app's factories, with the location and read-only flag", async () => {
+    const opened: unknown[] = [];
+    const memory = new MemorySessionStore();
+    const withBackends: StoreFactories = {
+      ...stores,
+      sqlite: async (location) => {
+        opened.push({ sqlite: location });
+        return memory;
+      },
+      postgres: async (location) => {
+        opened.push({ postgres: location });
+        return memory;
+      },
+    };
+    expect(await openStore("sqlite:~/arbor.db", { env, stores: withBackends })).toBe(memory);
+    expect(await openStore("postgres://me:pw@db/arbor", { stores: withBackends, readOnly: true })).toBe(
+      memory,
+    );
+    expect(opened).toEqual([
+      { sqlite: { path: "/home/me/arbor.db", readOnly: false } },
+      { postgres: { connectionString: "postgres://me:pw@db/arbor", readOnly: true } },
+    ]);
   });
 });

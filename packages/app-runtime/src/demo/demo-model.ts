@@ -5,11 +5,16 @@
  * compaction or a branch summary, it writes one from the conversation; anything else it repeats back.
  */
 import type { AssistantMessage, Context, Message, Model, ToolResultMessage } from "@arbor/ai-providers";
-import { type ScriptedPart, type ScriptedStep, script } from "@arbor/ai-providers/testing";
+import {
+  createScriptedProvider,
+  type ScriptedPart,
+  type ScriptedProvider,
+  type ScriptedStep,
+  script,
+} from "@arbor/ai-providers/testing";
 import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { demoSummary } from "./demo-summary.js";
 import { clipLine, DEMO_HELP, demoWords, firstLines } from "./demo-text.js";
-import { createResponderProvider, type ResponderProvider } from "./responder-provider.js";
 
 /** The provider id and model id of the scripted model. */
 export const SCRIPTED_PROVIDER_ID = "scripted";
@@ -42,14 +47,18 @@ export interface DemoProviderOptions {
   chunkDelayMs?: number;
 }
 
-/** The scripted provider of `--provider scripted`. */
-export function createDemoProvider(options: DemoProviderOptions = {}): ResponderProvider {
+/**
+ * The scripted provider of `--provider scripted`: every call is answered by {@link demoStep}.
+ *
+ * Contract: records no calls (memory does not grow with a long session); never needs a network or a key.
+ */
+export function createDemoProvider(options: DemoProviderOptions = {}): ScriptedProvider {
   const model = options.model ?? demoModel();
-  return createResponderProvider({
+  return createScriptedProvider((call) => demoStep(call.context), {
     id: model.provider,
-    models: [model],
-    respond: (context) => demoStep(context),
-    chunkDelayMs: options.chunkDelayMs,
+    model,
+    recordCalls: false,
+    ...(options.chunkDelayMs === undefined ? {} : { chunkDelayMs: options.chunkDelayMs }),
   });
 }
 

@@ -1,12 +1,13 @@
 /**
- * Loading the provider a {@link ProviderChoice} names: the vendor packages are imported here, dynamically,
- * and only the one a run uses (the Anthropic SDK alone takes longer to load than the rest of `arbor`).
+ * Loading the provider a {@link ProviderChoice} names, through the app's {@link ProviderFactories}: only the
+ * package a run uses is loaded (the Anthropic SDK alone takes longer to load than the rest of `arbor`).
  * `--record FILE` wraps the provider so that every interaction is appended to a cassette;
  * `--replay FILE` answers from one.
  */
 import type { Model, Provider } from "@arbor/ai-providers";
-import { ArborCliError } from "./errors.js";
-import type { CliIo } from "./io.js";
+import { ArborUserError } from "./errors.js";
+import type { ProviderFactories } from "./factories.js";
+import type { Environment } from "./home.js";
 import { customModels } from "./models-file.js";
 import { DEFAULT_MODELS, type ProviderChoice } from "./provider-choice.js";
 
@@ -18,7 +19,9 @@ export interface LoadedProvider {
 
 /** Options of {@link loadProvider}. */
 export interface LoadProviderOptions {
-  env: CliIo["env"];
+  env: Environment;
+  /** The provider packages the app offers. */
+  providers: ProviderFactories;
   /** `--record FILE`: append every interaction to this cassette. */
   record?: string;
 }
@@ -27,24 +30,46 @@ function modelOf(provider: Provider, modelId: string): Model | undefined {
   return provider.models.find((model) => model.id === modelId) ?? provider.resolveModel?.(modelId);
 }
 
-function unknownModel(provider: Provider, modelId: string, choice: ProviderChoice): ArborCliError {
+function unknownModel(provider: Provider, modelId: string, choice: ProviderChoice): ArborUserError {
   const known = provider.models.map((model) => model.id);
-  return new ArborCliError(
+  return new ArborUserError(
     "unknown_model",
     `Unknown model "${modelId}" of provider "${provider.id}" (${choice.source}). ` +
       `Known models: ${known.length > 0 ? known.join(", ") : "(none)"}. \`arbor models\` lists them all.`,
   );
 }
 
+/** The loader of a provider kind, or an error saying that this app does not offer it. */
+function factoryOf<K extends keyof ProviderFactories>(
+  providers: ProviderFactories,
+  kind: K,
+): NonNullable<ProviderFactories[K]> {
+  const factory = providers[kind];
+  if (factory === undefined) {
+    const offered = Object.keys(providers).filter((name) => providers[name as keyof ProviderFactories]);
+    throw new ArborUserError(
+      "unknown_provider",
+      `This app offers no "${kind}" provider${offered.length > 0 ? ` (it offers: ${offered.join(", ")})` : ""}.`,
+    );
+  }
+  return factory as NonNullable<ProviderFactories[K]>;
+}
+
 /**
- * Creates the provider a choice names, importing its package; picks no model and sends nothing.
+ * Creates the provider a choice names, loading its package through `providers`; picks no model and sends
+ * nothing.
  *
- * Contract: throws the provider packages' misuse errors (a malformed base URL, an unreadable cassette).
+ * Contract: throws {@link ArborUserError} (`unknown_provider`) when `providers` has no loader for the
+ * choice's kind, and the provider packages' misuse errors (a malformed base URL, an unreadable cassette).
  */
-export async function createChosenProvider(choice: ProviderChoice, env: CliIo["env"]): Promise<Provider> {
+export async function createChosenProvider(
+  choice: ProviderChoice,
+  env: Environment,
+  providers: ProviderFactories,
+): Promise<Provider> {
   switch (choice.kind) {
     case "scripted": {
-      const { createDemoProvider } = await import("./scripted/demo-model.js");
+      const { createDemoProvider } = await factoryOf(providers, "scripted")();
       return createDemoProvider();
     }
     case "replay": {
@@ -52,14 +77,14 @@ export async function createChosenProvider(choice: ProviderChoice, env: CliIo["e
       return createReplayProvider(choice.replayFile ?? "");
     }
     case "anthropic": {
-      const { createAnthropicProvider } = await import("@arbor/provider-anthropic");
+      const { createAnthropicProvider } = await factoryOf(providers, "anthropic")();
       return createAnthropicProvider({
         ...(choice.apiKey === undefined ? {} : { apiKey: choice.apiKey }),
         ...(choice.baseUrl === undefined ? {} : { baseURL: choice.baseUrl }),
       });
     }
     case "openai": {
-      const { createOpenAIProvider } = await import("@arbor/provider-openai");
+      const { createOpenAIProvider } = await factoryOf(providers, "openai")();
       return createOpenAIProvider({
         ...(choice.preset === undefined ? {} : { preset: choice.preset }),
         ...(choice.baseUrl === undefined ? {} : { baseURL: choice.baseUrl }),
@@ -70,7 +95,7 @@ export async function createChosenProvider(choice: ProviderChoice, env: CliIo["e
       const entry = choice.custom;
       const id = choice.providerId;
       if (entry === undefined || id === undefined) throw new TypeError("a custom choice needs its entry");
-      const { createOpenAIProvider } = await import("@arbor/provider-openai");
+      const { createOpenAIProvider } = await factoryOf(providers, "openai")();
       const apiKey = choice.apiKey ?? (entry.apiKeyEnv === undefined ? undefined : env[entry.apiKeyEnv]);
       return createOpenAIProvider({
         id,
@@ -102,27 +127,27 @@ async function chooseModel(provider: Provider, choice: ProviderChoice): Promise<
     const found = await discover();
     const first = found.models[0];
     if (first !== undefined) return first;
-    throw new ArborCliError(
+    throw new ArborUserError(
       "unknown_model",
       `The server of provider "${provider.id}" (${choice.source}) lists no model${found.error ? `: ${found.error}` : ""}. ` +
         "Load one there, or name it with --model.",
     );
   }
-  throw new ArborCliError("unknown_model", `Provider "${provider.id}" has no model; name one with --model.`);
+  throw new ArborUserError("unknown_model", `Provider "${provider.id}" has no model; name one with --model.`);
 }
 
 /**
  * Creates the chosen provider (importing its package) and picks the model.
  *
  * Contract: sends a request only to list a local server's models when no model is named. Throws
- * {@link ArborCliError} (`unknown_model`) for a model the provider does not know, and the providers' own
+ * {@link ArborUserError} (`unknown_model`) for a model the provider does not know, and the providers' own
  * misuse errors (a malformed base URL, an unreadable cassette), whose messages say what to fix.
  */
 export async function loadProvider(
   choice: ProviderChoice,
   options: LoadProviderOptions,
 ): Promise<LoadedProvider> {
-  let provider = await createChosenProvider(choice, options.env);
+  let provider = await createChosenProvider(choice, options.env, options.providers);
   const model = await chooseModel(provider, choice);
   if (options.record !== undefined) {
     const { createRecordingProvider } = await import("@arbor/ai-providers");

@@ -1,18 +1,20 @@
 /**
- * `--store <url>`: which session store the CLI opens. A URL names the backend by its scheme, so backends
- * slot in without new flags:
+ * Store URLs (`--store <url>`): which session store a front end opens. A URL names the backend by its
+ * scheme, so backends slot in without new flags:
  *
  * - `jsonl:DIR` — the JSONL store with its home in `DIR` (sessions under `DIR/sessions`); `jsonl:` alone,
- *   or no URL at all, means `$ARBOR_HOME`, else `~/.arbor`. `jsonl:///abs/path` and `~` are accepted.
- * - `sqlite:FILE` and `postgres://…` (or `postgresql://…`) — recognized; their backends come in a later
- *   step, so opening them fails with {@link StoreBackendUnavailableError}.
+ *   or no URL at all, means the Arbor home (`$ARBOR_HOME`, else `~/.arbor`). `jsonl:///abs/path` and `~`
+ *   are accepted.
+ * - `sqlite:FILE` and `postgres://…` (or `postgresql://…`) — opened by the app's `stores.sqlite` /
+ *   `stores.postgres` factory; without one, opening fails with {@link StoreBackendUnavailableError}.
  *
- * Anything else fails with {@link InvalidStoreUrlError}, naming the supported forms. The JSONL backend is
+ * Anything else fails with {@link InvalidStoreUrlError}, naming the supported forms. A backend's package is
  * loaded only when a store is opened, so parsing `--store` costs nothing at start-up.
  */
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ArborError, type SessionStore } from "@arbor/session-store";
+import type { StoreFactories } from "./factories.js";
+import { type Environment, resolveArborHome, userHome } from "./home.js";
 
 /** What a store URL names: a backend and where its data lives. */
 export type StoreLocation =
@@ -23,19 +25,20 @@ export type StoreLocation =
 /** The backends a URL can name. */
 export type StoreBackend = StoreLocation["backend"];
 
-/** Environment variables the store URL reads (`ARBOR_HOME`, `HOME`). */
-export type StoreEnvironment = Readonly<Record<string, string | undefined>>;
-
 /** Options of {@link parseStoreUrl}. */
 export interface ParseStoreUrlOptions {
-  /** Where `ARBOR_HOME` and `HOME` are read (default `process.env`). */
-  env?: StoreEnvironment;
+  /** Where `HOME` (for `~`) and, without `home`, `ARBOR_HOME` are read (default `process.env`). */
+  env?: Environment;
   /** The directory relative paths are resolved against (default `process.cwd()`). */
   cwd?: string;
+  /** The Arbor home, the default JSONL store's home (default: {@link resolveArborHome} of `env`). */
+  home?: string;
 }
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions extends ParseStoreUrlOptions {
+  /** The store backends the app offers. */
+  stores: StoreFactories;
   /**
    * Open without taking locks or repairing files; every write throws. Commands that only read (`list`,
    * `show`, `export`, `diff`) open stores this way, so they work while another `arbor` holds a session.
@@ -46,6 +49,15 @@ export interface OpenStoreOptions extends ParseStoreUrlOptions {
 /** How the supported URLs are written, for error messages and help. */
 export const SUPPORTED_STORE_URLS =
   "jsonl:DIR (default: $ARBOR_HOME, else ~/.arbor), sqlite:FILE and postgres://… (the last two not available yet)";
+
+/** {@link SUPPORTED_STORE_URLS} for an app that offers these backends. */
+function supportedUrls(stores: StoreFactories | undefined): string {
+  if (stores?.sqlite === undefined && stores?.postgres === undefined) return SUPPORTED_STORE_URLS;
+  const forms = ["jsonl:DIR (default: $ARBOR_HOME, else ~/.arbor)"];
+  if (stores.sqlite !== undefined) forms.push("sqlite:FILE");
+  if (stores.postgres !== undefined) forms.push("postgres://…");
+  return forms.join(", ");
+}
 
 /** A store URL that cannot be read: an unknown scheme, or no scheme at all. */
 export class InvalidStoreUrlError extends ArborError {
@@ -58,13 +70,25 @@ export class InvalidStoreUrlError extends ArborError {
   }
 }
 
-/** A store URL names a backend that this version of Arbor cannot open yet. */
+const BACKEND_NAMES: Readonly<Record<StoreBackend, string>> = {
+  jsonl: "JSONL",
+  sqlite: "SQLite",
+  postgres: "PostgreSQL",
+};
+
+/** A store URL names a backend that this app cannot open (it passed no factory for it). */
 export class StoreBackendUnavailableError extends ArborError {
-  constructor(readonly backend: StoreBackend) {
+  constructor(
+    readonly backend: StoreBackend,
+    /** The URLs that do work, for the message (JSONL's default: the Arbor home). */
+    supported?: string,
+  ) {
     super(
       "store_backend_unavailable",
-      `The ${backend === "sqlite" ? "SQLite" : "PostgreSQL"} session store is not available yet (a later step ` +
-        "adds this backend). Use --store jsonl:DIR, or leave --store out to use $ARBOR_HOME or ~/.arbor.",
+      supported === undefined
+        ? `The ${BACKEND_NAMES[backend]} session store is not available yet (a later step ` +
+            "adds this backend). Use --store jsonl:DIR, or leave --store out to use $ARBOR_HOME or ~/.arbor."
+        : `The ${BACKEND_NAMES[backend]} session store is not available in this app. Supported: ${supported}.`,
     );
     this.name = "StoreBackendUnavailableError";
   }
@@ -73,22 +97,11 @@ export class StoreBackendUnavailableError extends ArborError {
 /** `scheme:rest`; a one-letter scheme is a Windows drive (`C:\…`), not a scheme. */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):(.*)$/s;
 
-function homeDirectory(env: StoreEnvironment): string {
-  return env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
-}
-
 /** `~` and `~/x` expanded to the home directory; anything else unchanged. */
-function expandTilde(path: string, env: StoreEnvironment): string {
-  if (path === "~") return homeDirectory(env);
-  if (path.startsWith("~/") || path.startsWith("~\\")) return join(homeDirectory(env), path.slice(2));
+function expandTilde(path: string, env: Environment): string {
+  if (path === "~") return userHome(env);
+  if (path.startsWith("~/") || path.startsWith("~\\")) return join(userHome(env), path.slice(2));
   return path;
-}
-
-/** The default JSONL home: `$ARBOR_HOME`, else `~/.arbor`. */
-export function defaultStoreHome(env: StoreEnvironment = process.env): string {
-  const fromEnvironment = env.ARBOR_HOME;
-  if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
-  return join(homeDirectory(env), ".arbor");
 }
 
 /**
@@ -102,7 +115,8 @@ export function defaultStoreHome(env: StoreEnvironment = process.env): string {
 export function parseStoreUrl(url: string | undefined, options: ParseStoreUrlOptions = {}): StoreLocation {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  if (url === undefined || url.trim() === "") return { backend: "jsonl", home: defaultStoreHome(env) };
+  const home = options.home ?? resolveArborHome(env);
+  if (url === undefined || url.trim() === "") return { backend: "jsonl", home };
   const text = url.trim();
   const match = SCHEME.exec(text);
   if (match === null) {
@@ -117,7 +131,7 @@ export function parseStoreUrl(url: string | undefined, options: ParseStoreUrlOpt
   switch (scheme) {
     case "jsonl": {
       const path = rest.startsWith("//") ? rest.slice(2) : rest;
-      if (path === "") return { backend: "jsonl", home: defaultStoreHome(env) };
+      if (path === "") return { backend: "jsonl", home };
       return { backend: "jsonl", home: resolve(cwd, expandTilde(path, env)) };
     }
     case "sqlite": {
@@ -153,22 +167,29 @@ export function describeStoreLocation(location: StoreLocation): string {
 }
 
 /**
- * Opens the session store a URL names (default: the JSONL store in `$ARBOR_HOME` or `~/.arbor`).
+ * Opens the session store a URL names (default: the JSONL store in the Arbor home) through the app's
+ * `stores` factories.
  *
  * Contract: throws {@link InvalidStoreUrlError} for a URL it cannot read and
- * {@link StoreBackendUnavailableError} for `sqlite:` / `postgres://` (a later step adds them); never
- * creates directories (the JSONL store creates them on its first write). The caller closes the store
+ * {@link StoreBackendUnavailableError} for a backend `stores` has no factory for; never creates
+ * directories (the JSONL store creates them on its first write). The caller closes the store
  * (`store.close?.()`), which releases its locks.
  */
-export async function openStore(url?: string, options: OpenStoreOptions = {}): Promise<SessionStore> {
+export async function openStore(url: string | undefined, options: OpenStoreOptions): Promise<SessionStore> {
   const location = parseStoreUrl(url, options);
+  const readOnly = options.readOnly === true;
+  const { stores } = options;
   switch (location.backend) {
     case "jsonl": {
-      const { JsonlSessionStore } = await import("@arbor/session-store-jsonl");
-      return new JsonlSessionStore({ home: location.home, readOnly: options.readOnly === true });
+      if (stores.jsonl === undefined) throw new StoreBackendUnavailableError("jsonl", supportedUrls(stores));
+      const { JsonlSessionStore } = await stores.jsonl();
+      return new JsonlSessionStore({ home: location.home, readOnly });
     }
     case "sqlite":
+      if (stores.sqlite === undefined) throw new StoreBackendUnavailableError("sqlite");
+      return stores.sqlite({ path: location.path, readOnly });
     case "postgres":
-      throw new StoreBackendUnavailableError(location.backend);
+      if (stores.postgres === undefined) throw new StoreBackendUnavailableError("postgres");
+      return stores.postgres({ connectionString: location.connectionString, readOnly });
   }
 }

@@ -8,6 +8,7 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import type { AssistantEvent, AssistantMessage } from "@arbor/ai-providers";
 import type { HarnessEvent } from "@arbor/harness";
+import type { AppRuntime } from "../app-runtime.js";
 
 /** The version of the event schema, in the `session` line. */
 export const JSON_EVENT_SCHEMA_VERSION = 1;
@@ -258,4 +259,19 @@ export function assistantText(message: AssistantMessage): string {
     .filter((block) => block.type === "text")
     .map((block) => (block as { text: string }).text)
     .join("");
+}
+
+/** The `session` record every JSON stream starts with (and `--mode rpc` repeats when the session changes). */
+export function sessionRecord(runtime: AppRuntime): JsonRecord {
+  const state = runtime.session.state;
+  return {
+    type: "session",
+    v: JSON_EVENT_SCHEMA_VERSION,
+    id: runtime.session.id,
+    cwd: runtime.cwd,
+    ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),
+    model: `${state.model.provider}/${state.model.id}`,
+    thinkingLevel: state.thinkingLevel,
+    persistent: runtime.persistent,
+  };
 }

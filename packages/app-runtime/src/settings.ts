@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type Static, THINKING_LEVELS, Type } from "@arbor/ai-providers";
 import { resolveCompactionSettings } from "@arbor/compaction";
 import { readJsonFile, validateConfig } from "./config-file.js";
-import { ArborCliError } from "./errors.js";
+import { ArborUserError } from "./errors.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 /** The schema of a settings file (every field optional; unknown fields are errors, to catch typos). */
@@ -59,7 +59,7 @@ export function settingsFiles(home: string, cwd: string): string[] {
 /**
  * Reads and validates one settings file; `undefined` when it does not exist.
  *
- * @throws {ArborCliError} (`invalid_settings`) naming the file and each bad field.
+ * @throws {ArborUserError} (`invalid_settings`) naming the file and each bad field.
  */
 export function readSettingsFile(path: string): Settings | undefined {
   const raw = readJsonFile(path, "invalid_settings", "settings file");
@@ -76,7 +76,7 @@ export function readSettingsFile(path: string): Settings | undefined {
         .filter((line) => line.startsWith("- "))
         .map((line) => `  compaction.${line.slice(2)}`);
       const detail = problems.length > 0 ? problems.join("\n") : `  compaction: ${(error as Error).message}`;
-      throw new ArborCliError("invalid_settings", `Invalid settings file ${path}:\n${detail}`);
+      throw new ArborUserError("invalid_settings", `Invalid settings file ${path}:\n${detail}`);
     }
   }
   return settings;
@@ -86,7 +86,7 @@ export function readSettingsFile(path: string): Settings | undefined {
  * The settings of a run: the global file, then the project file (its fields win; `compaction` is merged key by
  * key).
  *
- * Contract: reads at most two small files; throws {@link ArborCliError} for the first file that does not
+ * Contract: reads at most two small files; throws {@link ArborUserError} for the first file that does not
  * validate, naming it.
  */
 export function loadSettings(home: string, cwd: string): LoadedSettings {

@@ -6,13 +6,13 @@
  * 3. environment: `ANTHROPIC_API_KEY` (Anthropic), then `OPENAI_API_KEY` (OpenAI);
  * 4. a local OpenAI-compatible server answering on `127.0.0.1:11434` (Ollama's port; another URL with
  *    `ARBOR_LOCAL_SERVER_URL`), probed with a short timeout;
- * 5. otherwise an {@link ArborCliError} (`no_provider`) listing the choices.
+ * 5. otherwise an {@link ArborUserError} (`no_provider`) listing the choices.
  *
  * This module only decides; `providers.ts` loads the SDKs. It imports no provider package.
  */
 import { request } from "node:http";
-import { ArborCliError } from "./errors.js";
-import type { CliIo } from "./io.js";
+import { ArborUserError } from "./errors.js";
+import type { Environment } from "./home.js";
 import type { CustomProviderEntry } from "./models-file.js";
 import type { LoadedSettings } from "./settings.js";
 
@@ -84,7 +84,7 @@ export interface ProviderChoiceInputs {
   flags: ProviderFlags;
   settings: LoadedSettings;
   customProviders: Readonly<Record<string, CustomProviderEntry>>;
-  env: CliIo["env"];
+  env: Environment;
   /**
    * Whether an OpenAI-compatible server answers at a base URL (default: {@link probeLocalServer}).
    *
@@ -133,7 +133,7 @@ function named(
   if (name === "scripted") return { kind: "scripted", providerId: name, ...base };
   if (isPreset(name)) return { kind: "openai", providerId: name, preset: name, ...base };
   const known = [...builtInProviderNames(), ...Object.keys(inputs.customProviders)];
-  throw new ArborCliError(
+  throw new ArborUserError(
     "unknown_provider",
     `Unknown provider "${name}" (${fields.source}). Known providers: ${known.join(", ")}. ` +
       "Add others to ~/.arbor/models.json, or give --base-url for any OpenAI-compatible server.",
@@ -216,7 +216,7 @@ export function noProviderMessage(localServerUrl: string): string {
  * Decides the provider and model of a run (see the module comment for the order).
  *
  * Contract: reads no file (the settings and models file are given); the only I/O is the local-server probe,
- * made only when flags, settings and keys all say nothing. Throws {@link ArborCliError}: `unknown_provider`
+ * made only when flags, settings and keys all say nothing. Throws {@link ArborUserError}: `unknown_provider`
  * for a name no provider has, `no_provider` when nothing is configured.
  */
 export async function chooseProvider(inputs: ProviderChoiceInputs): Promise<ProviderChoice> {
@@ -266,5 +266,5 @@ export async function chooseProvider(inputs: ProviderChoiceInputs): Promise<Prov
       ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
     };
   }
-  throw new ArborCliError("no_provider", noProviderMessage(localUrl));
+  throw new ArborUserError("no_provider", noProviderMessage(localUrl));
 }

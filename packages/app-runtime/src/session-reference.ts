@@ -23,7 +23,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ArborError, type Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
-import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import type { StoreFactories } from "./factories.js";
 
 /** A reference that names no session or entry, or more than one. */
 export class SessionReferenceError extends ArborError {
@@ -59,6 +59,22 @@ export interface ResolvedSession {
 export interface ResolveSessionOptions {
   /** The directory relative paths are resolved against. */
   cwd: string;
+  /**
+   * The app's store factories: `jsonl` opens a session file outside the store. Without it, a path to such
+   * a file is refused with a message.
+   */
+  stores?: Pick<StoreFactories, "jsonl">;
+}
+
+/** A store that keeps one file per session (the JSONL store), seen structurally. */
+interface SessionFileStore extends SessionStore {
+  readonly sessionsDirectory: string;
+  pathOf(sessionId: string): string;
+}
+
+function isSessionFileStore(store: SessionStore): store is SessionFileStore {
+  const candidate = store as Partial<SessionFileStore>;
+  return typeof candidate.sessionsDirectory === "string" && typeof candidate.pathOf === "function";
 }
 
 /** Longest header line read from a session file (a header with huge metadata is refused). */
@@ -147,7 +163,18 @@ function samePath(a: string, b: string): boolean {
 }
 
 /** Opens a file outside the store through a temporary read-only store holding a link to it. */
-function openExternalFile(path: string, sessionId: string): ResolvedSession {
+async function openExternalFile(
+  path: string,
+  sessionId: string,
+  stores: ResolveSessionOptions["stores"],
+): Promise<ResolvedSession> {
+  if (stores?.jsonl === undefined) {
+    throw new SessionReferenceError(
+      "invalid_session_file",
+      `${path} is outside the session store, and this app cannot open session files (it has no JSONL store).`,
+    );
+  }
+  const { JsonlSessionStore } = await stores.jsonl();
   const home = mkdtempSync(join(tmpdir(), "arbor-session-"));
   const directory = join(home, "sessions", "external");
   let released = false;
@@ -174,7 +201,7 @@ function openExternalFile(path: string, sessionId: string): ResolvedSession {
       if (released) return;
       released = true;
       try {
-        await store.close();
+        await store.close?.();
       } finally {
         rmSync(home, { recursive: true, force: true });
       }
@@ -188,7 +215,7 @@ function inStore(store: SessionStore, sessionId: string, location: string | unde
 
 /** The file of a session in a JSONL store; undefined for other stores or an unknown id. */
 export function jsonlPathOf(store: SessionStore, sessionId: string): string | undefined {
-  if (!(store instanceof JsonlSessionStore) || !isUsableSessionId(sessionId)) return undefined;
+  if (!isSessionFileStore(store) || !isUsableSessionId(sessionId)) return undefined;
   return store.pathOf(sessionId);
 }
 
@@ -254,7 +281,7 @@ export async function resolveSessionReference(
       const sessionId = readSessionFileId(path);
       const own = jsonlPathOf(store, sessionId);
       if (own !== undefined && samePath(own, path)) return inStore(store, sessionId, own);
-      return openExternalFile(path, sessionId);
+      return openExternalFile(path, sessionId, options.stores);
     }
     if (text.includes("/") || text.includes("\\") || text.toLowerCase().endsWith(".jsonl")) {
       throw new SessionReferenceError(
@@ -296,7 +323,7 @@ function statIsDirectory(path: string): boolean {
 
 /** A store in words, for messages: `the JSONL store in /home/me/.arbor`, or `the session store`. */
 export function describeStore(store: SessionStore): string {
-  if (store instanceof JsonlSessionStore) return `the JSONL store in ${dirname(store.sessionsDirectory)}`;
+  if (isSessionFileStore(store)) return `the JSONL store in ${dirname(store.sessionsDirectory)}`;
   return "the session store";
 }
 

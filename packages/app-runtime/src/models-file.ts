@@ -78,7 +78,7 @@ export function modelsFilePath(home: string): string {
 /**
  * Reads and validates `<home>/models.json`; no providers when the file does not exist.
  *
- * @throws {ArborCliError} (`invalid_models_file`) naming the file and each bad field.
+ * @throws {ArborUserError} (`invalid_models_file`) naming the file and each bad field.
  */
 export function loadModelsFile(home: string): {
   providers: Record<string, CustomProviderEntry>;

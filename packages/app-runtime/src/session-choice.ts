@@ -6,7 +6,8 @@
  */
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
 import { Session, type SessionStore } from "@arbor/session-store";
-import { ArborCliError } from "./errors.js";
+import { ArborUserError } from "./errors.js";
+import type { StoreFactories } from "./factories.js";
 import {
   looksLikePath,
   type ResolvedSession,
@@ -34,13 +35,15 @@ export interface SessionChoiceContext {
   /** Where `--fork` reads its source from when it is not `store` (with `--no-session`: the default store). */
   sourceStore: SessionStore;
   cwd: string;
+  /** The app's store factories (to read a session file outside the store). */
+  stores: StoreFactories;
   /** Receives notes for the user (e.g. "no session to continue; starting a new one"). */
   notice: (message: string) => void;
 }
 
 /** The error for a session file outside the store, saying how to use it. */
-export function outsideStoreError(path: string): ArborCliError {
-  return new ArborCliError(
+export function outsideStoreError(path: string): ArborUserError {
+  return new ArborUserError(
     "session_outside_store",
     `${path} is not in the session store, so it cannot be continued in place. Import it ` +
       `(\`arbor sessions import ${path}\`) and resume the imported session, or fork it (\`arbor --fork ${path}\`).`,
@@ -53,8 +56,13 @@ export function outsideStoreError(path: string): ArborCliError {
  * Contract: throws `SessionReferenceError` (not found, ambiguous, not a session file) and
  * {@link outsideStoreError} for a file outside the store; never leaves a temporary store behind.
  */
-export async function resolveForResume(store: SessionStore, reference: string, cwd: string): Promise<string> {
-  const resolved = await resolveSessionReference(store, reference, { cwd });
+export async function resolveForResume(
+  store: SessionStore,
+  reference: string,
+  cwd: string,
+  stores: StoreFactories,
+): Promise<string> {
+  const resolved = await resolveSessionReference(store, reference, { cwd, stores });
   if (resolved.external) {
     await resolved.release();
     throw outsideStoreError(resolved.location ?? reference);
@@ -84,14 +92,20 @@ export async function copyBranch(
 }
 
 async function forkSession(context: SessionChoiceContext, reference: string): Promise<HarnessSession> {
-  const resolved = await resolveSessionReference(context.sourceStore, reference, { cwd: context.cwd });
+  const resolved = await resolveSessionReference(context.sourceStore, reference, {
+    cwd: context.cwd,
+    stores: context.stores,
+  });
   try {
     if (!resolved.external && resolved.store === context.store) {
       const source = await context.harness.openSession(resolved.sessionId);
       const leafId = source.session.leafId;
       if (leafId === null) {
         await source.close();
-        throw new ArborCliError("usage", `Session ${resolved.sessionId} is empty: there is nothing to fork.`);
+        throw new ArborUserError(
+          "usage",
+          `Session ${resolved.sessionId} is empty: there is nothing to fork.`,
+        );
       }
       const fork = await source.fork(leafId, "at");
       await source.close();
@@ -107,14 +121,14 @@ async function forkSession(context: SessionChoiceContext, reference: string): Pr
 /**
  * Opens or creates the session a run starts in.
  *
- * Contract: throws `SessionReferenceError` or {@link ArborCliError} with a message for the user when a
+ * Contract: throws `SessionReferenceError` or {@link ArborUserError} with a message for the user when a
  * reference does not resolve; nothing is written to an existing session (a fork writes only the new one).
  */
 export async function startSession(
   context: SessionChoiceContext,
   choice: SessionChoice,
 ): Promise<HarnessSession> {
-  const { harness, store, cwd } = context;
+  const { harness, store, cwd, stores } = context;
   switch (choice.kind) {
     case "new":
       return harness.newSession({ cwd });
@@ -128,10 +142,10 @@ export async function startSession(
       return harness.openSession(newest.id);
     }
     case "open":
-      return harness.openSession(await resolveForResume(store, choice.reference, cwd));
+      return harness.openSession(await resolveForResume(store, choice.reference, cwd, stores));
     case "open-or-create": {
       try {
-        return await harness.openSession(await resolveForResume(store, choice.reference, cwd));
+        return await harness.openSession(await resolveForResume(store, choice.reference, cwd, stores));
       } catch (error) {
         const missing =
           error instanceof SessionReferenceError && error.code === "session_reference_not_found";

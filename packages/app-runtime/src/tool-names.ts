@@ -1,7 +1,8 @@
 /**
- * The names `--tools` and `settings.json` accept, and the thinking levels `--thinking` accepts, as plain
- * constants: the flag parser uses them without loading the packages that define them (a test checks that they
- * stay equal to `CODING_TOOL_NAMES` + `recall` and to `THINKING_LEVELS`).
+ * `@arbor/app-runtime/names`: the names `--tools` and `settings.json` accept, and the thinking levels
+ * `--thinking` accepts, as plain constants: a flag parser imports them without loading the runtime or the
+ * packages that define them (a test checks that they stay equal to `CODING_TOOL_NAMES` + `recall` and to
+ * `THINKING_LEVELS`).
  */
 
 /** The coding tools (`@arbor/coding-tools`) and the harness's `recall` tool. */

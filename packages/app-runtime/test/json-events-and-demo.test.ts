@@ -4,9 +4,9 @@ import type { ScriptedResponse, ScriptedStep } from "@arbor/ai-providers/testing
 import { SUMMARIZER_SYSTEM_PROMPT, summaryInstructions, summaryRequest } from "@arbor/compaction";
 import type { HarnessEvent } from "@arbor/harness";
 import { describe, expect, it, vi } from "vitest";
-import { JsonEventWriter } from "../src/modes/json-events.js";
-import { demoStep } from "../src/scripted/demo-model.js";
-import { demoWords } from "../src/scripted/demo-text.js";
+import { demoStep } from "../src/demo/demo-model.js";
+import { demoWords } from "../src/demo/demo-text.js";
+import { JsonEventWriter } from "../src/protocol/json-events.js";
 
 const partial = { role: "assistant", content: [{ type: "text", text: "" }] } as unknown as AssistantMessage;
 

@@ -1,0 +1,111 @@
+/**
+ * {@link AppRuntime}: everything a front end (a terminal UI, print/json/rpc modes, a web server) drives —
+ * the harness, the current session, the providers, the store — built by `createAppRuntime()`.
+ */
+import type { Model, ProviderRegistry } from "@arbor/ai-providers";
+import type { AgentHarness, HarnessSession } from "@arbor/harness";
+import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
+
+/** The formats {@link AppRuntime.exportSession} writes. */
+export type ExportFormat = "html" | "md" | "jsonl";
+
+/**
+ * Renders a session as the text of one export format. The app supplies them (`exporters` of
+ * `createAppRuntime`), so app-runtime depends on no presentation package.
+ *
+ * Contract: pure apart from reading `store`; must not write files.
+ */
+export type SessionExporter = (input: {
+  session: Session;
+  store: SessionStore;
+  /** The session's file, when the store keeps one per session. */
+  location: string | undefined;
+}) => string | Promise<string>;
+
+/** Exporters by format; a format without one is refused by {@link AppRuntime.exportSession}. */
+export type SessionExporters = Partial<Record<ExportFormat, SessionExporter>>;
+
+/** Options of {@link AppRuntime.listSessions}. */
+export interface ListSessionsOptions {
+  /** Every working directory's sessions, not only the runtime's `cwd`. */
+  all?: boolean;
+  limit?: number;
+}
+
+/** A wired app: the harness, the current session, the providers and the store. */
+export interface AppRuntime {
+  readonly cwd: string;
+  /** The Arbor home it was resolved with (`$ARBOR_HOME`, else `~/.arbor`, or the `home` option). */
+  readonly home: string;
+  /** The app's version (the `version` option). */
+  readonly version: string;
+  readonly harness: AgentHarness;
+  /** The current session; replaced by {@link newSession}, {@link openSession} and {@link switchTo}. */
+  readonly session: HarnessSession;
+  /** The providers set up so far (for a model picker); {@link loadModel} adds to it. */
+  readonly registry: ProviderRegistry;
+  /** The model sessions start with. */
+  readonly model: Model;
+  readonly store: SessionStore;
+  /** Where the store lives, for humans (e.g. `the JSONL store in ~/.arbor`); `undefined` when not persistent. */
+  readonly storeDescription: string | undefined;
+  /** Whether sessions are persisted (`false`: in memory only). */
+  readonly persistent: boolean;
+  /** The current session's file, when the store keeps one per session (JSONL). */
+  readonly sessionFile: string | undefined;
+  /**
+   * Starts a new session in the cwd and makes it current.
+   *
+   * Contract: the previous session is closed (its pending writes flushed) first; when creating fails, the
+   * previous session is reopened and stays current, and the error is rethrown.
+   */
+  newSession(): Promise<HarnessSession>;
+  /**
+   * Opens a session by full id, unique id prefix or `.jsonl` path and makes it current.
+   *
+   * Contract: throws an error with a message fit for the user when the reference does not resolve (not
+   * found, ambiguous, a file outside the store); the current session stays current then.
+   */
+  openSession(reference: string): Promise<HarnessSession>;
+  /**
+   * Makes an already open session (e.g. a fork) current, closing the previous one.
+   *
+   * Contract: a no-op for the current session; listeners of {@link onSessionChange} run after the switch.
+   */
+  switchTo(session: HarnessSession): Promise<void>;
+  /**
+   * Sessions of the cwd, newest activity first (`all`: of every cwd).
+   *
+   * Contract: reads the store only; one page of at most `limit` sessions.
+   */
+  listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
+  /**
+   * Exports the current session with the app's exporter for `format`; returns the path written.
+   *
+   * Contract: without `file`, writes `<session id>.<ext>` in the cwd, with mode 0600 (sessions can hold
+   * secrets); throws a user error when the app supplied no exporter for `format`.
+   */
+  exportSession(format: ExportFormat, file?: string): Promise<string>;
+  /**
+   * Resolves `"provider/model"` (or a model id of a registered provider), loading that provider first when
+   * it is not registered yet (so that `anthropic/claude-sonnet-5-5` works in a session started with
+   * `--provider scripted`).
+   *
+   * Contract: rejects with a message for the user when the provider or the model is unknown or the app
+   * offers no factory for it; a provider it loaded stays in {@link registry}.
+   */
+  loadModel(reference: string): Promise<Model>;
+  /**
+   * Registers a listener called after the current session changed (`newSession`, `openSession`,
+   * `switchTo`).
+   *
+   * Contract: returns a function that removes it; a throwing listener is ignored.
+   */
+  onSessionChange(listener: (session: HarnessSession) => void): () => void;
+  /**
+   * Closes the session, the harness and the store.
+   *
+   * Contract: calling it twice is harmless (the second call waits for the first).
+   */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,123 @@
+/**
+ * @arbor/app-runtime — what every Arbor front end needs to turn flags, files and the environment into
+ * running sessions: {@link createAppRuntime} (provider and store choice, `settings.json`, `models.json`,
+ * session references) and the RPC protocol that print/json/rpc modes and a web server share. Concrete
+ * providers and stores are passed in by the app as factories; nothing here imports a terminal library.
+ */
+
+export type {
+  AppRuntime,
+  ExportFormat,
+  ListSessionsOptions,
+  SessionExporter,
+  SessionExporters,
+} from "./app-runtime.js";
+export { readJsonFile, validateConfig } from "./config-file.js";
+export { type AppRuntimeOptions, createAppRuntime } from "./create-app-runtime.js";
+export { ArborUserError, type ArborUserErrorCode } from "./errors.js";
+export type {
+  AnthropicProviderModule,
+  JsonlStoreModule,
+  OpenAIProviderFactorySettings,
+  OpenAIProviderModule,
+  PostgresStoreLocation,
+  ProviderFactories,
+  ScriptedProviderModule,
+  SqliteStoreLocation,
+  StoreFactories,
+} from "./factories.js";
+export { type Environment, resolveArborHome, userHome } from "./home.js";
+export {
+  type CustomProviderEntry,
+  customModels,
+  loadModelsFile,
+  type ModelsFile,
+  ModelsFileSchema,
+  modelsFilePath,
+} from "./models-file.js";
+export {
+  assistantText,
+  DEFAULT_COALESCE_MS,
+  JSON_EVENT_SCHEMA_VERSION,
+  JsonEventWriter,
+  type JsonEventWriterOptions,
+  type JsonRecord,
+  lastAssistantMessage,
+  sessionRecord,
+} from "./protocol/json-events.js";
+export {
+  dispatchRpcCommand,
+  type ParsedRpcCommand,
+  parseRpcCommand,
+  RPC_COMMAND_SCHEMAS,
+  type RpcCommand,
+  RpcCommandError,
+  type RpcCommandOf,
+  RpcCommandSchema,
+  type RpcCommandType,
+  type RpcContext,
+  sessionState,
+} from "./protocol/rpc-commands.js";
+export { createRpcServer, type RpcServer } from "./protocol/rpc-server.js";
+export {
+  builtInProviderNames,
+  chooseProvider,
+  DEFAULT_LOCAL_SERVER_URL,
+  DEFAULT_MODELS,
+  noProviderMessage,
+  OPENAI_PRESET_NAMES,
+  type OpenAIPresetId,
+  type ProviderChoice,
+  type ProviderChoiceInputs,
+  type ProviderFlags,
+  type ProviderKind,
+  probeLocalServer,
+} from "./provider-choice.js";
+export { type ProviderSetup, type ProviderSetupOptions, setUpProvider } from "./provider-setup.js";
+export {
+  createChosenProvider,
+  type LoadedProvider,
+  type LoadProviderOptions,
+  loadProvider,
+} from "./providers.js";
+export {
+  copyBranch,
+  outsideStoreError,
+  resolveForResume,
+  type SessionChoice,
+  type SessionChoiceContext,
+  startSession,
+} from "./session-choice.js";
+export {
+  describeStore,
+  jsonlPathOf,
+  looksLikePath,
+  type ResolvedSession,
+  type ResolveSessionOptions,
+  readSessionFileId,
+  resolveEntryReference,
+  resolveSessionReference,
+  SessionReferenceError,
+} from "./session-reference.js";
+export {
+  type LoadedSettings,
+  loadSettings,
+  readSettingsFile,
+  type Settings,
+  SettingsSchema,
+  settingsFiles,
+} from "./settings.js";
+export {
+  describeStoreLocation,
+  InvalidStoreUrlError,
+  type OpenStoreOptions,
+  openStore,
+  type ParseStoreUrlOptions,
+  parseStoreUrl,
+  redactStoreUrl,
+  type StoreBackend,
+  StoreBackendUnavailableError,
+  type StoreLocation,
+  SUPPORTED_STORE_URLS,
+} from "./store-url.js";
+export { VERSION } from "./version.js";

@@ -1,0 +1,64 @@
+/**
+ * {@link setUpProvider}: the provider and model a run talks to, from the user's flags, `settings.json`,
+ * `models.json`, the keys in the environment and a local server (see `provider-choice.ts`), loaded through
+ * the app's provider factories — and a loader for any other provider by id, with the same settings.
+ */
+import type { Provider } from "@arbor/ai-providers";
+import type { ProviderFactories } from "./factories.js";
+import type { Environment } from "./home.js";
+import { type CustomProviderEntry, loadModelsFile } from "./models-file.js";
+import { chooseProvider, type ProviderChoice, type ProviderFlags } from "./provider-choice.js";
+import { type LoadedProvider, loadProvider } from "./providers.js";
+import { type LoadedSettings, loadSettings } from "./settings.js";
+
+/** Options of {@link setUpProvider}. */
+export interface ProviderSetupOptions {
+  cwd: string;
+  env: Environment;
+  /** The Arbor home (`settings.json`, `models.json`). */
+  home: string;
+  /** The provider packages the app offers. */
+  providers: ProviderFactories;
+  /** The provider and model as the user named them (`--provider`, `--model`, `--base-url`, …). */
+  flags?: ProviderFlags;
+  /** `--record FILE`: append every interaction to this cassette. */
+  record?: string;
+}
+
+/** What {@link setUpProvider} found and loaded. */
+export interface ProviderSetup {
+  settings: LoadedSettings;
+  customProviders: Readonly<Record<string, CustomProviderEntry>>;
+  choice: ProviderChoice;
+  loaded: LoadedProvider;
+  /**
+   * Loads another provider by id (for `/model other/id`), with the same settings and keys.
+   *
+   * Contract: rejects with a user error when the id names no provider the app offers or has no key.
+   */
+  loadById(providerId: string): Promise<Provider>;
+}
+
+/**
+ * Loads the settings and `models.json`, chooses the provider and loads it with its model.
+ *
+ * Contract: throws `ArborUserError` for an invalid settings or models file, no provider to talk to, an
+ * unknown model or a provider the app offers no factory for; sends a request only to probe a local server
+ * or list its models.
+ */
+export async function setUpProvider(options: ProviderSetupOptions): Promise<ProviderSetup> {
+  const { env, home, providers } = options;
+  const settings = loadSettings(home, options.cwd);
+  const { providers: customProviders } = loadModelsFile(home);
+  const choice = await chooseProvider({ flags: options.flags ?? {}, settings, customProviders, env });
+  const loaded = await loadProvider(choice, {
+    env,
+    providers,
+    ...(options.record === undefined ? {} : { record: options.record }),
+  });
+  const loadById = async (providerId: string) => {
+    const other = await chooseProvider({ flags: { provider: providerId }, settings, customProviders, env });
+    return (await loadProvider({ ...other, explicit: true }, { env, providers })).provider;
+  };
+  return { settings, customProviders, choice, loaded, loadById };
+}
