@@ -44,6 +44,7 @@ const EXPECTED_LINE: Record<string, RegExp> = {
   "05-compaction.ts": /^covers \d+ entries: \w+ \.\. \w+ \(still in the log\)$/,
   "06-harness-session.ts": /^reopened "Module review": context identical to before closing: true$/,
   "07-branching.ts": /^fork \w+ \(parent \w+\), 2 messages$/,
+  "08-custom-store.ts": /^conformance: passed$/,
   "09-app-runtime.ts": /^session [\w-]+ saved in .*arbor-example-09-.*\/sessions\/.*\.jsonl$/,
 };
 

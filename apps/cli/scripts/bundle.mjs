@@ -29,7 +29,19 @@ await build({
   target: "node20",
   // Sibling packages are bundled from their TypeScript sources, so the bundle does not depend on their dist.
   conditions: ["source"],
-  external: ["ink", "ink-spinner", "react", "react/jsx-runtime", "react-devtools-core", "yoga-layout"],
+  // The database drivers stay external too: better-sqlite3 loads a native addon relative to its own files,
+  // and both load only when `--store sqlite:` / `postgres://` is used.
+  external: [
+    "ink",
+    "ink-spinner",
+    "react",
+    "react/jsx-runtime",
+    "react-devtools-core",
+    "yoga-layout",
+    "better-sqlite3",
+    "pg",
+    "pg-native",
+  ],
   // Chunks sit next to arbor.js: modules find "../package.json" relative to their own file.
   chunkNames: "arbor-[name]-[hash]",
   // CommonJS dependencies inside an ES module bundle need `require`.

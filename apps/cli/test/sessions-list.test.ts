@@ -138,9 +138,10 @@ describe("arbor sessions list", () => {
     const limit = await runSessions(["list", "--limit", "0"], { home });
     expect(limit.exitCode).toBe(1);
     expect(limit.stderr).toContain("expected a positive integer");
-    const sqlite = await runSessions(["--store", "sqlite:/tmp/x.db", "list"], { home });
-    expect(sqlite.exitCode).toBe(1);
-    expect(sqlite.stderr).toContain("arbor sessions list: The SQLite session store is not available yet");
+    const postgres = await runSessions(["--store", "postgres://bob:secret@127.0.0.1:1/db", "list"], { home });
+    expect(postgres.exitCode).toBe(1);
+    expect(postgres.stderr).toContain("arbor sessions list: Cannot reach PostgreSQL at 127.0.0.1:1");
+    expect(postgres.stderr).not.toContain("secret");
     const unknown = await runSessions(["list", "--store", "redis://x"], { home });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('Unknown session store "redis:"');

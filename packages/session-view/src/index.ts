@@ -21,7 +21,12 @@ export {
   inlineCode,
   type MarkdownExportOptions,
 } from "./export-markdown.js";
-export { FIRST_MESSAGE_HEAD_BYTES, type FirstUserMessageOptions, firstUserMessage } from "./first-message.js";
+export {
+  FIRST_MESSAGE_HEAD_BYTES,
+  type FirstUserMessageOptions,
+  firstUserMessage,
+  firstUserMessageOfEntries,
+} from "./first-message.js";
 export {
   clipText,
   countOf,

@@ -6,7 +6,13 @@ import { closeSync, openSync, readSync } from "node:fs";
 
 import { describeStore } from "@arbor/app-runtime";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
-import { clipText, FIRST_MESSAGE_HEAD_BYTES, firstUserMessage, formatTimestamp } from "@arbor/session-view";
+import {
+  clipText,
+  FIRST_MESSAGE_HEAD_BYTES,
+  firstUserMessage,
+  firstUserMessageOfEntries,
+  formatTimestamp,
+} from "@arbor/session-view";
 import type { Command } from "commander";
 import {
   parsePositiveInteger,
@@ -101,7 +107,16 @@ function readFirstUserMessage(path: string): string | undefined {
   return firstUserMessage(head, { complete: read < buffer.length });
 }
 
-function toListed(summary: SessionSummary): ListedSession {
+/** The first user message of a session in a store that keeps no file per session (SQLite, PostgreSQL). */
+async function storedFirstUserMessage(store: SessionStore, sessionId: string): Promise<string | undefined> {
+  try {
+    return firstUserMessageOfEntries((await store.readSession(sessionId)).entries);
+  } catch {
+    return undefined;
+  }
+}
+
+async function toListed(store: SessionStore, summary: SessionSummary): Promise<ListedSession> {
   const location = summary.location ?? null;
   return {
     id: summary.id,
@@ -112,7 +127,10 @@ function toListed(summary: SessionSummary): ListedSession {
     messageCount: summary.messageCount,
     parentSession: summary.parentSession ?? null,
     location,
-    firstMessage: location?.endsWith(".jsonl") === true ? (readFirstUserMessage(location) ?? null) : null,
+    firstMessage:
+      (location?.endsWith(".jsonl") === true
+        ? readFirstUserMessage(location)
+        : await storedFirstUserMessage(store, summary.id)) ?? null,
   };
 }
 
@@ -182,7 +200,7 @@ export function addListCommand(parent: Command, deps: SessionsCommandDeps): Comm
           const cwd = options.all === true ? undefined : deps.cwd;
           await withStore(deps, command, { readOnly: true }, async (store) => {
             const { sessions, more } = await collect(store, cwd, limit);
-            const listed = sessions.map(toListed);
+            const listed = await Promise.all(sessions.map((summary) => toListed(store, summary)));
             if (options.json === true) {
               deps.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
               return;
