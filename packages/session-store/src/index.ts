@@ -7,6 +7,13 @@
 import { createRequire } from "node:module";
 
 export { ArborError, InvalidArgumentError } from "@arbor/ai-providers";
+export {
+  type BranchDiff,
+  type BranchDiffSide,
+  type BranchDiffSideResult,
+  diffBranches,
+  sameJson,
+} from "./branch-diff.js";
 export { buildSessionContext, type ContextModel, type SessionContext } from "./build-context.js";
 export {
   type BashExecutionMessage,
