@@ -7,7 +7,6 @@ import { basename, dirname, join, resolve } from "node:path";
 import {
   type AppendOptions,
   type ListSessionsQuery,
-  needsMigration,
   SessionConflictError,
   type SessionEntry,
   SessionExistsError,
@@ -17,6 +16,7 @@ import {
   type SessionStore,
   type StoredSession,
 } from "@arbor/session-store";
+import { needsMigration } from "@arbor/session-store/backend";
 import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";

@@ -10,7 +10,7 @@ import {
   decodeListingCursor,
   encodeListingCursor,
   type ListingCursor,
-} from "@arbor/session-store";
+} from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
 import { readHeader, summarizeTail } from "./tail-summary.js";

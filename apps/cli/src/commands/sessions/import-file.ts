@@ -5,13 +5,12 @@
  * the tree fields a store needs are left out; invalid entries, repeated ids and missing parents are kept (a
  * session opens them, leaving them out of the context) and reported.
  */
+import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import {
   migrateSessionLines,
-  type SessionEntry,
-  type SessionHeader,
   validateSessionEntry,
   validateSessionHeader,
-} from "@arbor/session-store";
+} from "@arbor/session-store/backend";
 import { CliError } from "./context.js";
 
 /** A session file read for import. */
