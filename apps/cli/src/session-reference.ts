@@ -11,8 +11,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { ArborError } from "@arbor/ai-providers";
 import {
-  ArborError,
   type Session,
   SessionCorruptError,
   type SessionStore,

@@ -12,7 +12,8 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { ArborError, type SessionStore } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
+import type { SessionStore } from "@arbor/session-store";
 
 /** What a store URL names: a backend and where its data lives. */
 export type StoreLocation =

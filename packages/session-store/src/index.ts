@@ -8,7 +8,6 @@
 
 import { createRequire } from "node:module";
 
-export { ArborError, InvalidArgumentError } from "@arbor/ai-providers";
 export {
   type BranchDiff,
   type BranchDiffSide,

@@ -5,7 +5,8 @@
  */
 import type { Writable } from "node:stream";
 import type { Model, StreamFn } from "@arbor/ai-providers";
-import { ArborError, Session, type SessionStore } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
+import { Session, type SessionStore } from "@arbor/session-store";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
 import { type ResolvedSession, resolveSessionReference } from "../../session-reference.js";
 import type { openStore } from "../../store-url.js";
