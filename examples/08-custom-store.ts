@@ -14,12 +14,9 @@
  *   pnpm exec tsx --conditions=source examples/08-custom-store.ts
  */
 import { fileURLToPath } from "node:url";
+import { InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
-  compareListing,
-  decodeListingCursor,
-  encodeListingCursor,
-  InvalidArgumentError,
   type ListSessionsQuery,
   SessionConflictError,
   SessionCorruptError,
@@ -33,6 +30,7 @@ import {
   type StoredEntry,
   type StoredSession,
 } from "@arbor/session-store";
+import { compareListing, decodeListingCursor, encodeListingCursor } from "@arbor/session-store/backend";
 
 /** The storage a deployment already has: a key-value service. */
 export interface KeyValue {

@@ -31,7 +31,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
-import { Session, type SessionEntry, type StoredEntry, validateSessionEntry } from "@arbor/session-store";
+import { Session, type SessionEntry, type StoredEntry } from "@arbor/session-store";
+import { validateSessionEntry } from "@arbor/session-store/backend";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";

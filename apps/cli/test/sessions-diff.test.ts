@@ -1,7 +1,7 @@
-import { MemorySessionStore, Session } from "@arbor/session-store";
+import { MemorySessionStore, Session, sameJson } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import { describe, expect, it } from "vitest";
-import { diffBranches, sameJson } from "../src/commands/sessions/branch-diff.js";
+import { diffBranches } from "../src/commands/sessions/branch-diff.js";
 import { parseSideReference } from "../src/commands/sessions/diff.js";
 import {
   FIXTURE_CWD,

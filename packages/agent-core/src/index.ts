@@ -9,7 +9,6 @@ import { createRequire } from "node:module";
 
 export {
   type Api,
-  ArborError,
   type AssistantEvent,
   type AssistantMessage,
   type ContentBlock,

@@ -4,7 +4,7 @@ import {
   type AssistantStream,
   type Context,
   describeError,
-  emptyUsage,
+  emptyAssistantMessage,
   type Model,
   type StreamFn,
   type StreamOptions,
@@ -21,17 +21,7 @@ export interface ResponseRequest {
 
 /** An assistant message with `stopReason: "error"` and no content, e.g. for a failure of the loop itself. */
 export function errorAssistantMessage(model: Model, errorMessage: string): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason: "error",
-    errorMessage,
-    timestamp: Date.now(),
-  };
+  return emptyAssistantMessage(model, { stopReason: "error", errorMessage });
 }
 
 /**

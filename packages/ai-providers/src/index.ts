@@ -14,6 +14,7 @@ export {
 } from "./assistant-stream.js";
 export { complete } from "./complete.js";
 export { addUsage, calculateCost, emptyUsage } from "./cost.js";
+export { emptyAssistantMessage } from "./empty-assistant.js";
 export {
   type AiProvidersErrorCode,
   ArborError,

@@ -3,7 +3,8 @@ import {
   type AssistantStreamController,
   createAssistantStream,
 } from "./assistant-stream.js";
-import { calculateCost, emptyUsage } from "./cost.js";
+import { calculateCost } from "./cost.js";
+import { emptyAssistantMessage } from "./empty-assistant.js";
 import { StreamProtocolError } from "./errors.js";
 import { StreamingJsonParser } from "./partial-json.js";
 import type { StreamOptions } from "./provider.js";
@@ -41,16 +42,7 @@ export class AssistantStreamWriter {
   constructor(model: Model, stream: AssistantStreamController = createAssistantStream()) {
     this.model = model;
     this.stream = stream;
-    this.message = {
-      role: "assistant",
-      content: [],
-      api: model.api,
-      provider: model.provider,
-      model: model.id,
-      usage: emptyUsage(),
-      stopReason: "stop",
-      timestamp: Date.now(),
-    };
+    this.message = emptyAssistantMessage(model);
   }
 
   /** True once the terminal event was emitted. */

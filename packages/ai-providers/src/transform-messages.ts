@@ -87,6 +87,8 @@ class ToolCallIdAssigner {
   private readonly ownIds = new Set<string>();
   /** Ids that some call keeps unchanged (own ids and other models' ids already valid). */
   private readonly reserved = new Set<string>();
+  /** Own ids already handed out once (a second call with one gets a suffix). */
+  private readonly ownGiven = new Set<string>();
   /** Ids already handed out to other models' calls. */
   private readonly used = new Set<string>();
   /** Normalized form of each distinct original id, so the normalizer runs once per id. */
@@ -109,17 +111,29 @@ class ToolCallIdAssigner {
     }
   }
 
-  /** The output id of one call (each call of another model gets an id no other call has). */
+  /**
+   * The output id of one call: no two calls of the output share one. The target model's own ids are kept
+   * verbatim the first time; a repeat (a provider that reused an id) is normalized and suffixed like a
+   * collision.
+   */
   assign(id: string, fromTargetModel: boolean): string {
-    if (fromTargetModel) return id;
-    const candidate = this.candidate(id);
-    const free =
-      candidate === id
-        ? !this.ownIds.has(id) && !this.used.has(id)
-        : !this.reserved.has(candidate) && !this.used.has(candidate);
-    if (free) {
-      this.used.add(candidate);
-      return candidate;
+    let candidate: string;
+    if (fromTargetModel) {
+      if (!this.ownGiven.has(id)) {
+        this.ownGiven.add(id);
+        return id;
+      }
+      candidate = this.candidate(id);
+    } else {
+      candidate = this.candidate(id);
+      const free =
+        candidate === id
+          ? !this.ownIds.has(id) && !this.used.has(id)
+          : !this.reserved.has(candidate) && !this.used.has(candidate);
+      if (free) {
+        this.used.add(candidate);
+        return candidate;
+      }
     }
     let counter = this.nextSuffix.get(candidate) ?? 2;
     let result: string;
@@ -192,7 +206,7 @@ function transformAssistantContent(
       case "toolCall": {
         const id = assigner.assign(block.id, sameModel);
         const call: ToolCall = sameModel
-          ? { ...block }
+          ? { ...block, id }
           : { type: "toolCall", id, name: block.name, arguments: block.arguments };
         content.push(call);
         calls.push({ original: block.id, call });
@@ -210,7 +224,8 @@ function transformAssistantContent(
  *   a message does not end the turn before it (a result after it still answers the earlier call).
  * - Assistant messages of the target model itself (same `provider`, `api` and model id) keep their
  *   thinking blocks — signatures and redacted ones included — and all their signatures and tool-call
- *   ids verbatim.
+ *   ids verbatim, except an id that repeats an earlier call's (a provider that reused ids): it gets a
+ *   `_2`, `_3`, … suffix, and its results follow the new id, so no id appears twice in the output.
  * - Assistant messages of other models: thinking becomes a text block with the same text (dropped when
  *   blank), redacted thinking is dropped, `textSignature` and `thoughtSignature` are removed, and each
  *   tool-call id is normalized ({@link normalizeToolCallId} or `options.normalizeToolCallId`) and made

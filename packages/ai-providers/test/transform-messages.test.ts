@@ -148,6 +148,39 @@ describe("transformMessages: thinking and signatures", () => {
     expect(output).toEqual([message, result("call_abc|fc_def")]);
   });
 
+  it("gives an own tool-call id a provider reused a suffix, and its result with it", () => {
+    const first = assistant(claude, [call("toolu_1")], "toolUse");
+    const again = assistant(claude, [call("toolu_1"), call("toolu_1_2")], "toolUse", 30);
+    const output = transform(
+      [
+        user("u"),
+        first,
+        result("toolu_1", "one"),
+        again,
+        result("toolu_1", "two"),
+        result("toolu_1_2", "three"),
+      ],
+      claude,
+    );
+    const ids = output.flatMap((message) =>
+      message.role === "assistant"
+        ? message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []))
+        : [],
+    );
+    expect(ids).toEqual(["toolu_1", "toolu_1_3", "toolu_1_2"]);
+    expect(
+      output.flatMap((message) =>
+        message.role === "toolResult"
+          ? [[message.toolCallId, (message.content[0] as { text: string }).text]]
+          : [],
+      ),
+    ).toEqual([
+      ["toolu_1", "one"],
+      ["toolu_1_3", "two"],
+      ["toolu_1_2", "three"],
+    ]);
+  });
+
   it("turns another model's thinking into text and strips its signatures", () => {
     const message = assistant(
       gpt,

@@ -47,7 +47,16 @@ export interface ProviderFactories {
 
 /** A JSONL store as app-runtime uses it (the class of `@arbor/session-store-jsonl`). */
 export interface JsonlStoreModule {
-  JsonlSessionStore: new (options: { home: string; readOnly?: boolean }) => SessionStore;
+  JsonlSessionStore: (new (options: {
+    home: string;
+    readOnly?: boolean;
+  }) => SessionStore) & {
+    /** Opens any session file (e.g. a pi agent file) as a store of its own; read-only never writes or locks. */
+    openFile(
+      path: string,
+      options?: { readOnly?: boolean },
+    ): Promise<{ store: SessionStore; sessionId: string; path: string }>;
+  };
 }
 
 /** Where an SQLite store lives, as a store URL names it (`sqlite:FILE`). */

@@ -94,7 +94,6 @@ export {
   looksLikePath,
   type ResolvedSession,
   type ResolveSessionOptions,
-  readSessionFileId,
   resolveEntryReference,
   resolveSessionReference,
   SessionReferenceError,

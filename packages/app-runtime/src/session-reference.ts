@@ -3,27 +3,22 @@
  * `.jsonl` session file (inside the store or anywhere else), a full session id, or a unique prefix of one;
  * an entry id or a unique prefix of one.
  *
- * A file outside the store is opened through a temporary, read-only JSONL store whose only file is a
- * symbolic link to it (a copy where links are not allowed): the file is never changed, it is read the way
- * the store reads its own files (bodies parsed on demand; a version 1 or 2 file migrated in memory; a torn
- * tail left out and reported), and {@link ResolvedSession.release} removes the temporary directory.
+ * A file outside the store is opened with `JsonlSessionStore.openFile(path, { readOnly: true })`: the file
+ * is never changed or locked, it is read the way the store reads its own files (bodies parsed on demand; a
+ * version 1 or 2 file migrated in memory; a torn tail left out and reported), and
+ * {@link ResolvedSession.release} closes that store.
  */
-import {
-  closeSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { ArborError, type Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
-import type { StoreFactories } from "./factories.js";
+import { ArborError } from "@arbor/ai-providers";
+import {
+  type Session,
+  SessionCorruptError,
+  type SessionStore,
+  type SessionSummary,
+} from "@arbor/session-store";
+import type { JsonlStoreModule, StoreFactories } from "./factories.js";
 
 /** A reference that names no session or entry, or more than one. */
 export class SessionReferenceError extends ArborError {
@@ -38,7 +33,7 @@ export class SessionReferenceError extends ArborError {
 
 /** A session found from a reference. */
 export interface ResolvedSession {
-  /** The store to open the session from: the one given, or a temporary read-only one for an outside file. */
+  /** The store to open the session from: the one given, or a read-only one over an outside file. */
   readonly store: SessionStore;
   /** The session's id (its header's `id`). */
   readonly sessionId: string;
@@ -47,8 +42,8 @@ export interface ResolvedSession {
   /** True when the reference was a file outside the store (then {@link store} is read-only). */
   readonly external: boolean;
   /**
-   * Releases what resolving took: for an outside file, closes the temporary store and removes its
-   * directory. Never closes the caller's store.
+   * Releases what resolving took: for an outside file, closes the store opened on it. Never closes the
+   * caller's store.
    *
    * Contract: never throws; calling it twice is harmless.
    */
@@ -77,9 +72,6 @@ function isSessionFileStore(store: SessionStore): store is SessionFileStore {
   return typeof candidate.sessionsDirectory === "string" && typeof candidate.pathOf === "function";
 }
 
-/** Longest header line read from a session file (a header with huge metadata is refused). */
-const MAX_HEADER_BYTES = 4 * 1024 * 1024;
-
 /** Most candidates an ambiguity error lists. */
 const MAX_LISTED_CANDIDATES = 10;
 
@@ -95,52 +87,6 @@ export function looksLikePath(reference: string): boolean {
     reference.startsWith("~") ||
     reference.toLowerCase().endsWith(".jsonl")
   );
-}
-
-/** Reads line 1 of a file (at most {@link MAX_HEADER_BYTES}) and returns the header's id. */
-export function readSessionFileId(path: string): string {
-  const fd = openSync(path, "r");
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, total);
-      if (read === 0) break;
-      const newline = buffer.subarray(0, read).indexOf(0x0a);
-      chunks.push(Buffer.from(buffer.subarray(0, newline < 0 ? read : newline)));
-      total += read;
-      if (newline >= 0) break;
-      if (total > MAX_HEADER_BYTES) {
-        throw new SessionReferenceError("invalid_session_file", `${path}: line 1 is too long for a header.`);
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  let header: unknown;
-  try {
-    header = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw new SessionReferenceError(
-      "invalid_session_file",
-      `${path} is not a session file: line 1 is not JSON (a session file starts with {"type":"session",…}).`,
-    );
-  }
-  const record = header as { type?: unknown; id?: unknown } | null;
-  if (typeof record !== "object" || record === null || record.type !== "session") {
-    throw new SessionReferenceError(
-      "invalid_session_file",
-      `${path} is not a session file: line 1 is not a session header ({"type":"session","id":…}).`,
-    );
-  }
-  if (typeof record.id !== "string" || !isUsableSessionId(record.id)) {
-    throw new SessionReferenceError(
-      "invalid_session_file",
-      `${path}: the header's id ${JSON.stringify(record.id)} cannot name a session (1-200 characters without "/", "\\", NUL or "..").`,
-    );
-  }
-  return record.id;
 }
 
 /** True when an id can name a session file (the JSONL store's rule). */
@@ -162,10 +108,9 @@ function samePath(a: string, b: string): boolean {
   }
 }
 
-/** Opens a file outside the store through a temporary read-only store holding a link to it. */
+/** Opens a file outside the store read-only, as a store of its own (nothing is written or locked). */
 async function openExternalFile(
   path: string,
-  sessionId: string,
   stores: ResolveSessionOptions["stores"],
 ): Promise<ResolvedSession> {
   if (stores?.jsonl === undefined) {
@@ -175,36 +120,31 @@ async function openExternalFile(
     );
   }
   const { JsonlSessionStore } = await stores.jsonl();
-  const home = mkdtempSync(join(tmpdir(), "arbor-session-"));
-  const directory = join(home, "sessions", "external");
-  let released = false;
+  let opened: Awaited<ReturnType<JsonlStoreModule["JsonlSessionStore"]["openFile"]>>;
   try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const target = realpathSync(path);
-    const link = join(directory, `external_${sessionId}.jsonl`);
-    try {
-      symlinkSync(target, link);
-    } catch {
-      copyFileSync(target, link);
-    }
+    opened = await JsonlSessionStore.openFile(path, { readOnly: true });
   } catch (error) {
-    rmSync(home, { recursive: true, force: true });
+    if (
+      error instanceof SessionCorruptError ||
+      (error instanceof ArborError && error.code === "invalid_argument")
+    ) {
+      throw new SessionReferenceError(
+        "invalid_session_file",
+        `${path} is not a session file Arbor can open (${error.message}); a session file starts with {"type":"session","id":…}.`,
+      );
+    }
     throw error;
   }
-  const store = new JsonlSessionStore({ home, readOnly: true });
+  let released = false;
   return {
-    store,
-    sessionId,
+    store: opened.store,
+    sessionId: opened.sessionId,
     location: path,
     external: true,
     async release() {
       if (released) return;
       released = true;
-      try {
-        await store.close?.();
-      } finally {
-        rmSync(home, { recursive: true, force: true });
-      }
+      await opened.store.close?.().catch(() => undefined);
     },
   };
 }
@@ -248,7 +188,7 @@ function describeCandidate(summary: SessionSummary): string {
  * Finds the session a reference names:
  *
  * 1. a path (see {@link looksLikePath}) to an existing session file: the store's own file when a JSONL
- *    store holds it (same real path), else the file through a temporary read-only store;
+ *    store holds it (same real path), else the file through a read-only store of its own;
  * 2. a session id the store holds;
  * 3. a unique prefix of one (case-insensitive), searched across every working directory.
  *
@@ -278,10 +218,13 @@ export async function resolveSessionReference(
       // Reported below (or tried as an id).
     }
     if (isFile) {
-      const sessionId = readSessionFileId(path);
-      const own = jsonlPathOf(store, sessionId);
-      if (own !== undefined && samePath(own, path)) return inStore(store, sessionId, own);
-      return openExternalFile(path, sessionId, options.stores);
+      const external = await openExternalFile(path, options.stores);
+      const own = jsonlPathOf(store, external.sessionId);
+      if (own !== undefined && samePath(own, path)) {
+        await external.release();
+        return inStore(store, external.sessionId, own);
+      }
+      return external;
     }
     if (text.includes("/") || text.includes("\\") || text.toLowerCase().endsWith(".jsonl")) {
       throw new SessionReferenceError(

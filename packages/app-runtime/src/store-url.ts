@@ -12,7 +12,8 @@
  * loaded only when a store is opened, so parsing `--store` costs nothing at start-up.
  */
 import { join, resolve } from "node:path";
-import { ArborError, type SessionStore } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
+import type { SessionStore } from "@arbor/session-store";
 import type { StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome, userHome } from "./home.js";
 

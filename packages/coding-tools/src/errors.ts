@@ -3,7 +3,7 @@
  * model can act on — a missing file, an ambiguous edit, a failing command — are never thrown: every tool
  * returns them as results with `isError: true`.
  */
-import { ArborError } from "@arbor/agent-core";
+import { ArborError } from "@arbor/ai-providers";
 
 /** Stable machine-readable error codes of this package. */
 export type CodingToolsErrorCode = "invalid_option";

@@ -2,7 +2,7 @@
  * Typed errors for misuse of a {@link JsonlSessionStore}. The errors every store shares
  * (`SessionNotFoundError`, `SessionLockedError`, …) come from `@arbor/session-store`.
  */
-import { ArborError } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
 
 /** Stable machine-readable error codes of this package. */
 export type SessionStoreJsonlErrorCode = "session_read_only" | "invalid_argument";

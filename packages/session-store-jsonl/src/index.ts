@@ -9,7 +9,12 @@ export {
   SessionReadOnlyError,
   type SessionStoreJsonlErrorCode,
 } from "./errors.js";
-export { JsonlSessionStore, type JsonlSessionStoreOptions } from "./jsonl-session-store.js";
+export {
+  type JsonlOpenFileOptions,
+  type JsonlSessionFile,
+  JsonlSessionStore,
+  type JsonlSessionStoreOptions,
+} from "./jsonl-session-store.js";
 export { encodeCwd } from "./layout.js";
 
 /** The package version (read from its package.json). */

@@ -3,11 +3,10 @@
  * `<home>/sessions/<encoded cwd>/<timestamp>_<id>.jsonl`, in the pi agent's version-3 format.
  */
 import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   type AppendOptions,
   type ListSessionsQuery,
-  needsMigration,
   type SessionAppendListener,
   SessionConflictError,
   type SessionEntry,
@@ -19,20 +18,40 @@ import {
   type SessionWatch,
   type StoredSession,
 } from "@arbor/session-store";
+import { needsMigration } from "@arbor/session-store/backend";
 import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
+import { readSessionFileHeader } from "./file-header.js";
 import { JsonlWatch } from "./jsonl-watch.js";
-import { assertValidSessionId, encodeCwd, resolveHome, SessionPathIndex, sessionFileName } from "./layout.js";
+import { assertValidSessionId, encodeCwd, requireHome, SessionPathIndex, sessionFileName } from "./layout.js";
 import { listSessionFiles, type SummaryCache } from "./listing.js";
 import { migrateSessionBytes } from "./migration.js";
 import { describeTail, parseFile, scanEntries } from "./scanner.js";
 import { SessionFile, type SessionFileContext } from "./session-file.js";
 
+/** Options of {@link JsonlSessionStore.openFile}: those of the store, without its home. */
+export type JsonlOpenFileOptions = Omit<JsonlSessionStoreOptions, "home">;
+
+/** What {@link JsonlSessionStore.openFile} opened. */
+export interface JsonlSessionFile {
+  /** A store whose only session is the file (it lists only that file and creates no session). */
+  store: JsonlSessionStore;
+  /** The session's id (its header's `id`): pass it to `Session.open(store, sessionId)`. */
+  sessionId: string;
+  /** The header as line 1 holds it (before any migration). */
+  header: SessionHeader;
+  /** The file's absolute path. */
+  path: string;
+}
+
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
-  /** The Arbor home; sessions live in `<home>/sessions`. Default: `$ARBOR_HOME`, else `~/.arbor`. */
-  home?: string;
+  /**
+   * The Arbor home; sessions live in `<home>/sessions`. Required: the store never reads the environment.
+   * Resolving it (`$ARBOR_HOME`, else `~/.arbor`) is the application's job, done once.
+   */
+  home: string;
   /**
    * `"fsync"` (default): an append resolves once its batch is on disk (`fdatasync`; appends in flight
    * together share one sync). `"flush"`: it resolves once the batch is written to the OS, which survives
@@ -49,6 +68,9 @@ export interface JsonlSessionStoreOptions {
   onWarning?: (message: string) => void;
 }
 
+/** The file {@link JsonlSessionStore.openFile} is constructing a store for (read by the constructor). */
+let pendingFile: { sessionId: string; path: string } | undefined;
+
 /**
  * The embedded default {@link SessionStore}: one JSONL file per session, append-only, in the pi agent's
  * format (it opens, lists and continues pi's own files, and pi can read the files it writes).
@@ -58,7 +80,7 @@ export interface JsonlSessionStoreOptions {
  * opening a file scans only the tree fields of each line and parses bodies when `entry()` asks.
  */
 export class JsonlSessionStore implements SessionStore {
-  /** `<home>/sessions`. */
+  /** `<home>/sessions` (for a store from {@link JsonlSessionStore.openFile}: the file's directory). */
   readonly sessionsDirectory: string;
   private readonly readOnly: boolean;
   private readonly context: SessionFileContext;
@@ -67,8 +89,11 @@ export class JsonlSessionStore implements SessionStore {
   private readonly summaries: SummaryCache = new Map();
   private readonly watches = new Set<JsonlWatch>();
 
-  constructor(options: JsonlSessionStoreOptions = {}) {
-    this.sessionsDirectory = join(resolveHome(options.home), "sessions");
+  constructor(options: JsonlSessionStoreOptions) {
+    const single = pendingFile;
+    pendingFile = undefined;
+    this.sessionsDirectory =
+      single === undefined ? join(requireHome(options?.home), "sessions") : dirname(single.path);
     this.readOnly = options.readOnly ?? false;
     const onWarning = options.onWarning;
     this.context = {
@@ -81,6 +106,33 @@ export class JsonlSessionStore implements SessionStore {
       },
     };
     this.index = new SessionPathIndex(this.sessionsDirectory);
+    if (single !== undefined) this.index.pin(single.sessionId, single.path);
+  }
+
+  /**
+   * Opens one session file anywhere on disk — one of this store's, another Arbor home's, or a pi agent
+   * file (versions 1 to 3, any file name) — as a store whose only session it is. Line 1 is read and
+   * checked by the store's own rules (a session header whose id can name a session); the entries are read
+   * as the store reads its files (bodies parsed on demand, a torn tail left out and reported).
+   *
+   * Contract: with `readOnly` nothing is ever written, created, renamed or locked: an old-format file is
+   * migrated in memory only, a torn tail is only left out, every write throws `SessionReadOnlyError`.
+   * Without it, appends take `<file>.lock` and go to the file itself, and a read repairs and migrates as
+   * the store does; `createSession` throws `InvalidStoreArgumentError` (the store holds that file only).
+   * Throws `SessionCorruptError` when line 1 is not a session header, `InvalidStoreArgumentError` when
+   * its id cannot name a session, and the file system's error when the file cannot be opened.
+   */
+  static async openFile(path: string, options: JsonlOpenFileOptions = {}): Promise<JsonlSessionFile> {
+    const absolute = resolve(path);
+    const header = readSessionFileHeader(absolute);
+    pendingFile = { sessionId: header.id, path: absolute };
+    let store: JsonlSessionStore;
+    try {
+      store = new JsonlSessionStore({ ...options, home: dirname(absolute) });
+    } finally {
+      pendingFile = undefined;
+    }
+    return { store, sessionId: header.id, header, path: absolute };
   }
 
   /** The file of a session, or undefined when the store has no such session. */
@@ -105,6 +157,12 @@ export class JsonlSessionStore implements SessionStore {
     assertValidSessionId(header.id);
     if (typeof header.cwd !== "string") {
       throw new InvalidStoreArgumentError(`createSession: the header of "${header.id}" needs a string cwd.`);
+    }
+    if (this.index.pinnedFile() !== undefined) {
+      throw new InvalidStoreArgumentError(
+        `createSession: this store was opened on one file (openFile) and holds only that session; ` +
+          "open a store over a home to create sessions.",
+      );
     }
     if (this.index.find(header.id, false) !== undefined) throw new SessionExistsError(header.id);
     let line: Buffer;
@@ -219,7 +277,13 @@ export class JsonlSessionStore implements SessionStore {
    * trailer holds the totals); memory stays bounded by the number of sessions, not their size.
    */
   async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
-    return listSessionFiles(this.sessionsDirectory, query, this.summaries, this.context.warn);
+    return listSessionFiles(
+      this.sessionsDirectory,
+      query,
+      this.summaries,
+      this.context.warn,
+      this.index.pinnedFile(),
+    );
   }
 
   /**

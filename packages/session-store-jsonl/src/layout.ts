@@ -4,7 +4,6 @@
  */
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { InvalidStoreArgumentError } from "./errors.js";
 
@@ -14,11 +13,18 @@ export const SESSION_FILE_SUFFIX = ".jsonl";
 /** Longest encoded directory name before it is shortened with a hash (file systems allow 255 bytes). */
 const MAX_DIRECTORY_NAME = 180;
 
-/** The store's home: the option, else `$ARBOR_HOME`, else `~/.arbor`. */
-export function resolveHome(home: string | undefined): string {
-  if (home) return home;
-  const fromEnvironment = process.env.ARBOR_HOME;
-  return fromEnvironment ? fromEnvironment : join(homedir(), ".arbor");
+/**
+ * Checks the store's home: a non-empty string. The store never reads the environment; the application
+ * resolves its home (`$ARBOR_HOME`, else `~/.arbor`) once and passes it.
+ */
+export function requireHome(home: unknown): string {
+  if (typeof home !== "string" || home === "") {
+    throw new InvalidStoreArgumentError(
+      "JsonlSessionStore: pass `home` (the Arbor home; sessions live in <home>/sessions), e.g. the " +
+        "application's $ARBOR_HOME or ~/.arbor.",
+    );
+  }
+  return home;
 }
 
 /**
@@ -105,6 +111,7 @@ function listDirectory(path: string): string[] {
 export class SessionPathIndex {
   private readonly paths = new Map<string, string>();
   private scanned = false;
+  private pinned = false;
 
   constructor(private readonly sessionsDirectory: string) {}
 
@@ -126,12 +133,28 @@ export class SessionPathIndex {
     this.paths.set(sessionId, path);
   }
 
+  /** Makes the index hold exactly one session file and never scan a directory (a store over one file). */
+  pin(sessionId: string, path: string): void {
+    this.paths.clear();
+    this.paths.set(sessionId, path);
+    this.scanned = true;
+    this.pinned = true;
+  }
+
+  /** The one file of a pinned index (see {@link pin}), else undefined. */
+  pinnedFile(): SessionFileLocation | undefined {
+    if (!this.pinned) return undefined;
+    const [entry] = this.paths;
+    return entry === undefined ? undefined : { sessionId: entry[0], path: entry[1] };
+  }
+
   /** Forgets a deleted session. */
   remove(sessionId: string): void {
     this.paths.delete(sessionId);
   }
 
   private rescan(): void {
+    if (this.pinned) return;
     this.paths.clear();
     for (const { sessionId, path } of findSessionFiles(this.sessionsDirectory)) {
       // Two files with one id (a copy): the first in directory order wins, consistently.

@@ -10,9 +10,9 @@ import {
   decodeListingCursor,
   encodeListingCursor,
   type ListingCursor,
-} from "@arbor/session-store";
+} from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
-import { encodeCwd, findSessionFiles } from "./layout.js";
+import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
 import { readHeader, summarizeTail } from "./tail-summary.js";
 
 /** Default page size. */
@@ -27,13 +27,14 @@ export type SummaryCache = Map<string, { key: string; summary: SessionSummary }>
  * Contract: reads at most the header and the tail of each file (a file without a batch trailer near
  * its end, as the pi agent writes them, is counted in bounded chunks, once per change); files whose
  * header cannot be read are skipped and reported through `warn`. Throws `InvalidStoreArgumentError`
- * for a bad limit or cursor.
+ * for a bad limit or cursor. With `only`, lists that one file instead of scanning the directory.
  */
 export function listSessionFiles(
   sessionsDirectory: string,
   query: ListSessionsQuery | undefined,
   cache: SummaryCache,
   warn: (message: string) => void,
+  only?: SessionFileLocation,
 ): SessionPage {
   const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(limit) || limit < 1) {
@@ -44,10 +45,11 @@ export function listSessionFiles(
   const candidates: SessionSummary[] = [];
   const seen = new Set<string>();
   const visited = new Set<string>();
-  for (const { sessionId, path } of findSessionFiles(
-    sessionsDirectory,
-    cwd === undefined ? undefined : encodeCwd(cwd),
-  )) {
+  const files =
+    only !== undefined
+      ? [only]
+      : findSessionFiles(sessionsDirectory, cwd === undefined ? undefined : encodeCwd(cwd));
+  for (const { sessionId, path } of files) {
     visited.add(path);
     const summary = summarize(path, sessionId, cache, warn);
     if (summary === undefined || seen.has(summary.id)) continue;

@@ -15,7 +15,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { migrateSessionLines, type SessionEntry, type SessionHeader } from "@arbor/session-store";
+import type { SessionEntry, SessionHeader } from "@arbor/session-store";
+import { migrateSessionLines } from "@arbor/session-store/backend";
 import { emptyTally, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 

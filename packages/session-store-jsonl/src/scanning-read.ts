@@ -4,7 +4,7 @@
  * already read, so that opening a large session costs little more than reading it.
  */
 import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
-import { needsMigration } from "@arbor/session-store";
+import { needsMigration } from "@arbor/session-store/backend";
 import { EntryScanner, parseFile, parseHeaderLine, type ReadFile, type ScanResult } from "./scanner.js";
 
 const NEWLINE = 0x0a;

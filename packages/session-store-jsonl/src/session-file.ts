@@ -15,7 +15,8 @@ import {
   unlinkSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
-import { needsMigration, SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
+import { SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
+import { needsMigration } from "@arbor/session-store/backend";
 import { type EncodedBatch, emptyTally, type SessionTally } from "./batch-format.js";
 import { moveTornTail, syncDirectory, tornSidecarPath, writeAll, writeText } from "./durability.js";
 import { GroupCommit } from "./group-commit.js";

@@ -21,7 +21,7 @@ export function temporaryHome(): string {
 }
 
 /** A store over `home` (a fresh one by default), closed after the test. */
-export function openStore(options: JsonlSessionStoreOptions = {}): JsonlSessionStore {
+export function openStore(options: Partial<JsonlSessionStoreOptions> = {}): JsonlSessionStore {
   const store = new JsonlSessionStore({ home: options.home ?? temporaryHome(), ...options });
   stores.push(store);
   return store;

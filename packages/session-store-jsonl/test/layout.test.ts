@@ -51,14 +51,16 @@ describe("layout", () => {
     expect(statSync(join(home, "sessions")).mode & 0o777).toBe(0o700);
   });
 
-  it("uses $ARBOR_HOME when no home is given", async () => {
+  it("needs its home passed explicitly and never reads $ARBOR_HOME", async () => {
     const home = temporaryHome();
     const previous = process.env.ARBOR_HOME;
-    process.env.ARBOR_HOME = home;
+    process.env.ARBOR_HOME = temporaryHome();
     try {
-      const store = new JsonlSessionStore();
+      const store = new JsonlSessionStore({ home });
       expect(store.sessionsDirectory).toBe(join(home, "sessions"));
       await store.close();
+      expect(() => new JsonlSessionStore({} as { home: string })).toThrow(/pass `home`/);
+      expect(() => new JsonlSessionStore({ home: "" })).toThrow(InvalidStoreArgumentError);
     } finally {
       if (previous === undefined) delete process.env.ARBOR_HOME;
       else process.env.ARBOR_HOME = previous;

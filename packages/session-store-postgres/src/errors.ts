@@ -2,7 +2,7 @@
  * Typed errors of {@link PostgresSessionStore}. The errors every store shares (`SessionNotFoundError`,
  * `SessionConflictError`, …) come from `@arbor/session-store`.
  */
-import { ArborError } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
 
 /** Socket-level failures that mean the server cannot be reached. */
 const UNREACHABLE = new Set([

@@ -1,17 +1,11 @@
 /**
  * `PostgresSessionStore`: sessions in PostgreSQL, shared by every process and machine that connects.
  */
+
+import { InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
-  decodeListingCursor,
-  encodeEntryBatch,
-  encodeListingCursor,
-  entryJson,
-  InvalidArgumentError,
-  JsonTextEntry,
   type ListSessionsQuery,
-  listingTime,
-  parseStoredHeader,
   type SessionAppendListener,
   SessionConflictError,
   type SessionEntry,
@@ -24,6 +18,15 @@ import {
   type SessionWatch,
   type StoredSession,
 } from "@arbor/session-store";
+import {
+  decodeListingCursor,
+  encodeEntryBatch,
+  encodeListingCursor,
+  entryJson,
+  JsonTextEntry,
+  listingTime,
+  parseStoredHeader,
+} from "@arbor/session-store/backend";
 import pg from "pg";
 import { explainConnectionError, type ServerAddress } from "./errors.js";
 import { PostgresListener } from "./postgres-watch.js";

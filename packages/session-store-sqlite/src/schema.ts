@@ -3,7 +3,7 @@
  * version, and each migration moves it one step up inside one transaction.
  */
 
-import { ArborError } from "@arbor/session-store";
+import { ArborError } from "@arbor/ai-providers";
 import type Database from "better-sqlite3";
 
 /** Migrations in order: index 0 takes an empty database to version 1. */

@@ -3,17 +3,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
-  decodeListingCursor,
-  encodeEntryBatch,
-  encodeListingCursor,
-  entryJson,
-  InvalidArgumentError,
-  JsonTextEntry,
   type ListSessionsQuery,
-  listingTime,
-  parseStoredHeader,
   type SessionAppendListener,
   SessionConflictError,
   type SessionEntry,
@@ -26,6 +19,15 @@ import {
   type SessionWatch,
   type StoredSession,
 } from "@arbor/session-store";
+import {
+  decodeListingCursor,
+  encodeEntryBatch,
+  encodeListingCursor,
+  entryJson,
+  JsonTextEntry,
+  listingTime,
+  parseStoredHeader,
+} from "@arbor/session-store/backend";
 import Database from "better-sqlite3";
 import { migrateSchema } from "./schema.js";
 import { SqliteWatcher } from "./sqlite-watch.js";

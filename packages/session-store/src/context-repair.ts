@@ -20,6 +20,17 @@ export type ContextRepair =
     }
   | {
       /**
+       * A tool call repeats the id of an earlier call of the context (a provider reused ids): it goes out
+       * under `newId` (`<id>_<n>`), and so does its result. Providers reject repeated ids.
+       */
+      kind: "renamed_tool_call";
+      /** The entry of the assistant message that made the call. */
+      entryId: string;
+      toolCallId: string;
+      newId: string;
+    }
+  | {
+      /**
        * A message came between a tool call and its results: it was moved after the results (providers
        * reject anything between a call and its result).
        */
@@ -33,14 +44,43 @@ export interface SourcedMessage {
   entryId: string;
 }
 
+/** A tool call of the open turn: its id as stored, its id in the output, and its result once seen. */
 interface PendingCall {
   id: string;
+  outId: string;
   name: string;
-  answered: boolean;
+  result: { message: ToolResultMessage; entryId: string } | undefined;
 }
 
 /** Calls of one turn above which results are matched through a map rather than a scan. */
 const SCAN_LIMIT = 16;
+
+/**
+ * Hands out the output id of every tool call: its own id the first time it is seen, else `<id>_<n>` with
+ * the smallest `n` (from 2) that no call of the context uses (providers reject a repeated id).
+ */
+class ToolCallIds {
+  private readonly given = new Set<string>();
+  private readonly nextSuffix = new Map<string, number>();
+
+  constructor(private readonly stored: ReadonlySet<string>) {}
+
+  unique(id: string): string {
+    if (!this.given.has(id)) {
+      this.given.add(id);
+      return id;
+    }
+    let counter = this.nextSuffix.get(id) ?? 2;
+    let candidate: string;
+    do {
+      candidate = `${id}_${counter}`;
+      counter += 1;
+    } while (this.stored.has(candidate) || this.given.has(candidate));
+    this.nextSuffix.set(id, counter);
+    this.given.add(candidate);
+    return candidate;
+  }
+}
 
 /** The tool calls of the last assistant message, until all are answered or the next one arrives. */
 class OpenTurn {
@@ -51,14 +91,29 @@ class OpenTurn {
   private byId: Map<string, PendingCall[]> | undefined;
   /** How many of the messages held while calls were open a later result was moved ahead of. */
   overtaken = 0;
+  /** The assistant message as it goes out (a copy when a call got a new id). */
+  readonly message: Extract<SessionMessage, { role: "assistant" }>;
+  /** Calls that got a new id, for the repairs. */
+  readonly renamed: PendingCall[] = [];
 
   constructor(
-    readonly message: Extract<SessionMessage, { role: "assistant" }>,
+    stored: Extract<SessionMessage, { role: "assistant" }>,
     readonly entryId: string,
+    ids: ToolCallIds,
   ) {
-    for (const block of message.content) {
-      if (block.type === "toolCall") this.calls.push({ id: block.id, name: block.name, answered: false });
-    }
+    let content: typeof stored.content | undefined;
+    stored.content.forEach((block, index) => {
+      if (block.type !== "toolCall") return;
+      const outId = ids.unique(block.id);
+      const call: PendingCall = { id: block.id, outId, name: block.name, result: undefined };
+      this.calls.push(call);
+      if (outId !== block.id) {
+        content ??= [...stored.content];
+        content[index] = { ...block, id: outId };
+        this.renamed.push(call);
+      }
+    });
+    this.message = content === undefined ? stored : { ...stored, content };
     this.unanswered = this.calls.length;
     if (this.calls.length > SCAN_LIMIT) {
       this.byId = new Map();
@@ -70,16 +125,29 @@ class OpenTurn {
     }
   }
 
-  /** Marks the first unanswered call with this id as answered; false when there is none. */
-  answer(toolCallId: string): boolean {
+  /** Gives the first unanswered call with this id its result; false when there is none. */
+  answer(message: ToolResultMessage, entryId: string): boolean {
     let call: PendingCall | undefined;
-    if (this.byId !== undefined) call = this.byId.get(toolCallId)?.shift();
-    else call = this.calls.find((candidate) => !candidate.answered && candidate.id === toolCallId);
+    if (this.byId !== undefined) call = this.byId.get(message.toolCallId)?.shift();
+    else
+      call = this.calls.find(
+        (candidate) => candidate.result === undefined && candidate.id === message.toolCallId,
+      );
     if (call === undefined) return false;
-    call.answered = true;
+    call.result = { message, entryId };
     this.unanswered -= 1;
     return true;
   }
+}
+
+/** Every tool-call id the assistant messages of a context hold. */
+function storedToolCallIds(messages: readonly SessionMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const block of message.content) if (block.type === "toolCall") ids.add(block.id);
+  }
+  return ids;
 }
 
 /**
@@ -94,15 +162,23 @@ export function repairToolPairsOf(
   const outIds: string[] = [];
   const repairs: ContextRepair[] = [];
   const held: { message: SessionMessage; entryId: string }[] = [];
+  const ids = new ToolCallIds(storedToolCallIds(messages));
   let turn: OpenTurn | undefined;
 
   const close = (): void => {
     if (turn === undefined) return;
     for (const call of turn.calls) {
-      if (call.answered) continue;
+      if (call.result !== undefined) {
+        const { message, entryId } = call.result;
+        outMessages.push(
+          message.toolCallId === call.outId ? message : { ...message, toolCallId: call.outId },
+        );
+        outIds.push(entryId);
+        continue;
+      }
       const synthetic: ToolResultMessage = {
         role: "toolResult",
-        toolCallId: call.id,
+        toolCallId: call.outId,
         toolName: call.name,
         content: [{ type: "text", text: MISSING_TOOL_RESULT_TEXT }],
         isError: true,
@@ -130,21 +206,22 @@ export function repairToolPairsOf(
     const message = messages[index] as SessionMessage;
     const entryId = entryIds[index] as string;
     if (message.role === "toolResult") {
-      if (turn === undefined || !turn.answer(message.toolCallId)) {
+      if (turn === undefined || !turn.answer(message, entryId)) {
         repairs.push({ kind: "orphan_tool_result", entryId, toolCallId: message.toolCallId });
         continue;
       }
-      outMessages.push(message);
-      outIds.push(entryId);
       turn.overtaken = held.length;
       if (turn.unanswered === 0) close();
       continue;
     }
     if (message.role === "assistant") {
       close();
-      outMessages.push(message);
+      const opened = new OpenTurn(message, entryId, ids);
+      outMessages.push(opened.message);
       outIds.push(entryId);
-      const opened = new OpenTurn(message, entryId);
+      for (const call of opened.renamed) {
+        repairs.push({ kind: "renamed_tool_call", entryId, toolCallId: call.id, newId: call.outId });
+      }
       if (opened.unanswered > 0) turn = opened;
       continue;
     }
@@ -162,16 +239,19 @@ export function repairToolPairsOf(
  * Makes a context safe to send: every tool call of an assistant message is followed by exactly one
  * result before the next non-result message.
  *
- * - A result for an open call of the last assistant message is kept. Messages that came between the
- *   call and its last result are moved after the results (`moved_message`); the turn closes as soon
- *   as every call is answered.
+ * - Tool-call ids are unique in the output: a call that repeats an earlier call's id (a provider reused
+ *   ids) goes out as `<id>_<n>`, its result with it (`renamed_tool_call`).
+ * - A result for an open call of the last assistant message is kept; the results of a turn follow its
+ *   assistant message in the order of its calls. Messages that came between the call and its last
+ *   result are moved after the results (`moved_message`); the turn closes as soon as every call is
+ *   answered.
  * - A result that answers no open call is dropped (`orphan_tool_result`).
  * - When the next assistant message arrives, or the context ends, each call still unanswered gets a
- *   synthetic error result (`MISSING_TOOL_RESULT_TEXT`, `isError: true`, the assistant's timestamp),
- *   attributed to the assistant's entry (`missing_tool_result`).
+ *   synthetic error result (`MISSING_TOOL_RESULT_TEXT`, `isError: true`, the assistant's timestamp) in
+ *   its call's place, attributed to the assistant's entry (`missing_tool_result`).
  *
- * Contract: never mutates its input; keeps the relative order of everything it does not move; linear
- * in the number of messages and tool calls.
+ * Contract: never mutates its input (a renamed call or result is a copy); keeps the relative order of
+ * everything it does not move; linear in the number of messages and tool calls.
  */
 export function repairToolPairs(items: readonly SourcedMessage[]): {
   items: SourcedMessage[];

@@ -116,18 +116,67 @@ describe("repairToolPairs", () => {
     expect(messages.filter((line) => line.startsWith("result("))).toHaveLength(40);
     expect(messages.at(-1)).toBe("user: next");
     expect(output.repairs).toEqual([
+      ...Array.from({ length: 20 }, (_, index) => ({
+        kind: "renamed_tool_call",
+        entryId: "e0",
+        toolCallId: `c${index}`,
+        newId: `c${index}_2`,
+      })),
       { kind: "missing_tool_result", entryId: "e0", toolCallId: "c13", toolName: "read" },
+    ]);
+    // The results follow the calls' order.
+    expect(messages.slice(1, 41)).toEqual([
+      ...Array.from({ length: 20 }, (_, index) => `result(c${index})`),
+      ...Array.from({ length: 20 }, (_, index) => `result(c${index}_2${index === 13 ? ", error" : ""})`),
     ]);
   });
 
-  it("pairs repeated call ids in one message with their results in order", () => {
-    const { messages } = repaired(assistant([call("dup"), call("dup")]), result("dup"), user("u"));
-    expect(messages).toEqual([
-      "assistant: call(dup) call(dup)",
-      "result(dup)",
-      "result(dup, error)",
-      "user: u",
+  it("gives a repeated call id in one message a new id, and its result with it", () => {
+    const { messages, output } = repaired(
+      assistant([call("dup"), call("dup")]),
+      result("dup", "first"),
+      result("dup", "second"),
+      user("u"),
+    );
+    expect(messages).toEqual(["assistant: call(dup) call(dup_2)", "result(dup)", "result(dup_2)", "user: u"]);
+    const texts = output.items
+      .map((item) => item.message)
+      .filter((message) => message.role === "toolResult")
+      .map((message) => (message.content[0] as { text: string }).text);
+    expect(texts).toEqual(["first", "second"]);
+    expect(output.repairs).toEqual([
+      { kind: "renamed_tool_call", entryId: "e0", toolCallId: "dup", newId: "dup_2" },
     ]);
+  });
+
+  it("renames an id a provider reused in a later turn, skipping ids the context already holds", () => {
+    const first = assistant([call("call_1")]);
+    const input = items(
+      user("u"),
+      first,
+      result("call_1", "one"),
+      assistant([call("call_1_2"), call("call_1")]),
+      result("call_1", "two"),
+      result("call_1_2", "three"),
+    );
+    const output = repairToolPairs(input);
+    expect(describeMessages(output.items.map((item) => item.message))).toEqual([
+      "user: u",
+      "assistant: call(call_1)",
+      "result(call_1)",
+      "assistant: call(call_1_2) call(call_1_3)",
+      "result(call_1_2)",
+      "result(call_1_3)",
+    ]);
+    const texts = output.items
+      .map((item) => item.message)
+      .filter((message) => message.role === "toolResult")
+      .map((message) => (message.content[0] as { text: string }).text);
+    expect(texts).toEqual(["one", "three", "two"]);
+    expect(output.items[1]?.message).toBe(first);
+    expect(input[3]?.message.role === "assistant" && input[3].message.content[1]).toMatchObject({
+      id: "call_1",
+    });
   });
 });
 

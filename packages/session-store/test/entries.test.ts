@@ -1,18 +1,15 @@
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@arbor/ai-providers";
 import { describe, expect, it } from "vitest";
+import { validateSessionEntry, validateSessionHeader } from "../src/backend.js";
 import {
-  checkSchema,
   MemorySessionStore,
   type MessageEntry,
   Session,
   type SessionEntry,
-  SessionEntrySchema,
   type SessionHeader,
   type StoredEntry,
-  type StoredMessage,
-  validateSessionEntry,
-  validateSessionHeader,
 } from "../src/index.js";
+import { checkSchema, SessionEntrySchema, type StoredMessage } from "../src/schema.js";
 import { assistant, describeMessages, result, user } from "./helpers.js";
 
 // The stored message types and @arbor/ai-providers' message types are the same vocabulary.

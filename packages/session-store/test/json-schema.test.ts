@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { KNOWN_ENTRY_TYPES } from "../src/index.js";
 import {
   checkSchema,
   ENTRY_SCHEMAS,
-  KNOWN_ENTRY_TYPES,
   SessionHeaderSchema,
   sessionFormatJsonSchema,
   UnknownSessionEntrySchema,
-} from "../src/index.js";
+} from "../src/schema.js";
 import { PI_FIXTURES } from "./helpers.js";
 import { SCHEMA_PATH } from "./write-json-schema.js";
 

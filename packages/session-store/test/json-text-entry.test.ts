@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  encodeEntryBatch,
-  JsonTextEntry,
-  listingTime,
-  parseStoredHeader,
-  type SessionEntry,
-} from "../src/index.js";
+import { encodeEntryBatch, JsonTextEntry, listingTime, parseStoredHeader } from "../src/backend.js";
+import type { SessionEntry } from "../src/index.js";
 
 describe("JsonTextEntry", () => {
   it("parses its text once, lazily, and checks it against the row's tree columns", () => {

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
-  MemorySessionStore,
   migrateSessionLines,
   needsMigration,
-  Session,
   sessionVersionOf,
   validateSessionEntry,
-} from "../src/index.js";
+} from "../src/backend.js";
+import { MemorySessionStore, Session } from "../src/index.js";
 import { describeMessages } from "./helpers.js";
 
 const usage = {

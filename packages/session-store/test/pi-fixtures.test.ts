@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { validateSessionEntry, validateSessionHeader } from "../src/backend.js";
 import {
   COMPACTION_SUMMARY_PREFIX,
   convertSessionMessagesToLlm,
@@ -8,8 +9,6 @@ import {
   Session,
   type SessionEntry,
   type SessionHeader,
-  validateSessionEntry,
-  validateSessionHeader,
 } from "../src/index.js";
 import { assistant, describeMessages, PI_FIXTURES, tickingClock, user } from "./helpers.js";
 

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sessionFormatJsonSchema } from "../src/index.js";
+import { sessionFormatJsonSchema } from "../src/schema.js";
 
 /** Where the generated schema lives. */
 export const SCHEMA_PATH = join(import.meta.dirname, "../../../docs/session-format.schema.json");

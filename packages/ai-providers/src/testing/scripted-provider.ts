@@ -12,6 +12,9 @@ import {
   type ScriptedStep,
 } from "./script.js";
 
+/** Numbers the generated tool-call ids of every scripted response in this process. */
+let toolCallSequence = 0;
+
 /** Options of {@link createScriptedProvider}. */
 export interface ScriptedProviderOptions {
   /** Provider id. Default `scripted`. */
@@ -224,7 +227,6 @@ async function streamParts(
   pace: () => Promise<boolean>,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
-  let toolCallNumber = 0;
   for (const part of parts) {
     if (part.type === "delay") {
       if (!(await sleep(part.ms, signal))) return false;
@@ -243,8 +245,9 @@ async function streamParts(
         writer.thinking(chunk);
       }
     } else {
-      toolCallNumber++;
-      const callId = part.id ?? `call_${writer.message.timestamp.toString(36)}_${toolCallNumber}`;
+      // Unique in the process: two responses in the same millisecond must not share an id.
+      toolCallSequence++;
+      const callId = part.id ?? `call_${writer.message.timestamp.toString(36)}_${toolCallSequence}`;
       writer.startToolCall(callId, part.name);
       const json = typeof part.arguments === "string" ? part.arguments : JSON.stringify(part.arguments);
       for (const chunk of chunks(json, chunkSize)) {

@@ -1,24 +1,20 @@
 /**
- * Where two branches diverge — two leaves of one session, or the current branches of two sessions (a fork
- * and its parent) — and what each holds after the divergence.
- *
- * The two paths (root to leaf) are compared position by position; the common ancestor is the last
- * position where they agree. In one session, entries agree when their ids are equal (nothing is parsed).
- * Across sessions, `Session.fork` copies entries with their ids, timestamps and fields, so entries agree
- * when their ids are equal and their contents are deeply equal; entries with different ids agree when
- * everything but `id`, `parentId` and `timestamp` is equal (a copy that was given new ids). Two unrelated
- * sessions therefore share nothing: their messages differ at least by their timestamps.
+ * The diff of two branches as `arbor sessions diff` shows it: `diffBranches` of `@arbor/session-store`
+ * (where the branches diverge, matched by id or by content) with one-line previews of the entries and the
+ * files each side's tool calls read and changed.
  */
 import { type FileOperations, FileOperationTracker } from "@arbor/compaction";
-import type { Session, SessionEntry, SessionEntryRef, SessionMessage } from "@arbor/session-store";
+import {
+  type BranchDiffSide,
+  type BranchDiffSideResult,
+  diffBranches as diffSessionBranches,
+  type SessionEntryRef,
+  type SessionMessage,
+} from "@arbor/session-store";
 import { previewView, viewEntry } from "@arbor/session-view";
 
 /** One side of a diff: a session and the leaf of the branch to compare. */
-export interface DiffSide {
-  readonly session: Session;
-  /** The branch's last entry (`null`: the empty branch). */
-  readonly leafId: string | null;
-}
+export type DiffSide = BranchDiffSide;
 
 /** An entry as a diff lists it. */
 export interface DiffItem {
@@ -44,7 +40,7 @@ export interface DiffSideResult {
   items: DiffItem[];
 }
 
-/** The result of {@link diffBranches}. */
+/** The result of {@link diffBranches}: the store's diff with previews and file lists. */
 export interface BranchDiff {
   sameSession: boolean;
   /**
@@ -60,99 +56,46 @@ export interface BranchDiff {
   b: DiffSideResult;
 }
 
-const TREE_FIELDS = new Set(["id", "parentId", "timestamp"]);
-
-/** Deep equality of JSON values (key order ignored); `skip` names top-level keys to ignore. */
-export function sameJson(a: unknown, b: unknown, skip?: ReadonlySet<string>): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((value, index) => sameJson(value, b[index]));
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = (record: Record<string, unknown>) =>
-    Object.keys(record).filter((key) => record[key] !== undefined && skip?.has(key) !== true);
-  const leftKeys = keys(left);
-  if (leftKeys.length !== keys(right).length) return false;
-  return leftKeys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
-}
-
-/** How two entries at the same position agree: by id, by content only, or not at all. */
-function agreement(
-  a: SessionEntryRef,
-  b: SessionEntryRef,
-  sameSession: boolean,
-): "id" | "content" | undefined {
-  if (sameSession) return a.id === b.id ? "id" : undefined;
-  if (a.type !== b.type) return undefined;
-  const left: SessionEntry | undefined = a.entry();
-  const right: SessionEntry | undefined = b.entry();
-  if (left === undefined || right === undefined) return undefined;
-  if (a.id === b.id) return sameJson(left, right) ? "id" : undefined;
-  return sameJson(left, right, TREE_FIELDS) ? "content" : undefined;
-}
-
 function item(ref: SessionEntryRef): DiffItem {
   return { id: ref.id, type: ref.type, preview: previewView(viewEntry(ref.entry(), ref), 90) };
 }
 
-function sideResult(side: DiffSide, path: readonly SessionEntryRef[], shared: number): DiffSideResult {
-  const after = path.slice(shared);
+function sideResult(side: BranchDiffSideResult): DiffSideResult {
   const tracker = new FileOperationTracker();
-  let messages = 0;
-  for (const ref of after) {
+  for (const ref of side.after) {
     if (ref.type !== "message") continue;
-    messages++;
     const message = (ref.entry() as { message?: SessionMessage } | undefined)?.message;
     if (message !== undefined) tracker.addMessage(message);
   }
   return {
-    sessionId: side.session.id,
+    sessionId: side.sessionId,
     leafId: side.leafId,
-    branchLength: path.length,
-    entries: after.length,
-    messages,
+    branchLength: side.branchLength,
+    entries: side.after.length,
+    messages: side.messages,
     files: tracker.result(),
-    items: after.map(item),
+    items: side.after.map(item),
   };
 }
 
 /**
- * Compares two branches (see the module comment for how entries are matched).
+ * Compares two branches (`diffBranches` of `@arbor/session-store`) and adds previews and file lists.
  *
  * Contract: O(length of the two branches); within one session parses only the entries after the
  * divergence; throws the session's `SessionEntryNotFoundError` for an unknown leaf.
  */
 export function diffBranches(a: DiffSide, b: DiffSide): BranchDiff {
-  const sameSession = a.session === b.session || a.session.id === b.session.id;
-  const pathA = a.session.getPath(a.leafId);
-  const pathB = b.session.getPath(b.leafId);
-  let shared = 0;
-  let matchedBy: BranchDiff["matchedBy"] = "none";
-  while (shared < pathA.length && shared < pathB.length) {
-    const how = agreement(pathA[shared]!, pathB[shared]!, sameSession);
-    if (how === undefined) break;
-    matchedBy = matchedBy === "none" || matchedBy === how ? how : "mixed";
-    shared++;
-  }
-  const ancestorA = shared > 0 ? pathA[shared - 1] : undefined;
-  const ancestorB = shared > 0 ? pathB[shared - 1] : undefined;
-  let relation: BranchDiff["relation"];
-  if (!sameSession) {
-    if (b.session.header.parentSession === a.session.id) relation = "b-forked-from-a";
-    else if (a.session.header.parentSession === b.session.id) relation = "a-forked-from-b";
-  }
+  const diff = diffSessionBranches(a, b);
+  const ancestor = diff.commonAncestor;
   return {
-    sameSession,
-    matchedBy,
-    relation,
+    sameSession: diff.sameSession,
+    matchedBy: diff.matchedBy,
+    relation: diff.relation,
     commonAncestor:
-      ancestorA === undefined || ancestorB === undefined
+      ancestor === undefined
         ? undefined
-        : { id: ancestorA.id, idInB: ancestorB.id, position: shared, item: item(ancestorA) },
-    a: sideResult(a, pathA, shared),
-    b: sideResult(b, pathB, shared),
+        : { id: ancestor.a.id, idInB: ancestor.b.id, position: ancestor.position, item: item(ancestor.a) },
+    a: sideResult(diff.a),
+    b: sideResult(diff.b),
   };
 }

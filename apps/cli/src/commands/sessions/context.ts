@@ -5,8 +5,9 @@
  */
 import type { Writable } from "node:stream";
 import type { Model, StreamFn } from "@arbor/ai-providers";
+import { ArborError } from "@arbor/ai-providers";
 import { ArborUserError, type ResolvedSession, resolveSessionReference } from "@arbor/app-runtime";
-import { ArborError, Session, type SessionStore } from "@arbor/session-store";
+import { Session, type SessionStore } from "@arbor/session-store";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
 import { STORE_FACTORIES } from "../../factories.js";
 

@@ -7,13 +7,12 @@
  */
 
 import { ArborUserError } from "@arbor/app-runtime";
+import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import {
   migrateSessionLines,
-  type SessionEntry,
-  type SessionHeader,
   validateSessionEntry,
   validateSessionHeader,
-} from "@arbor/session-store";
+} from "@arbor/session-store/backend";
 
 /** A session file read for import. */
 export interface ImportedFile {
