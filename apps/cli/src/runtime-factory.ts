@@ -16,6 +16,7 @@ import {
 } from "@arbor/ai-providers";
 import type { CompactionSettings } from "@arbor/compaction";
 import { type AgentHarness, createHarness, type HarnessOptions, type HarnessSession } from "@arbor/harness";
+import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { CliRuntime } from "./runtime.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
@@ -272,13 +273,15 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Arbo
       recallTool:
         options.tools === undefined || (options.tools !== false && options.tools.includes("recall")),
       cwd: options.cwd,
-      home,
+      resources: createResourceLoader({ home }),
       settings: {
         ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
         ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
       },
-      ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
-      ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
+      systemPrompt: createSystemPromptBuilder({
+        ...(options.systemPrompt === undefined ? {} : { customPrompt: options.systemPrompt }),
+        ...(options.appendSystemPrompt === undefined ? {} : { appendPrompt: options.appendSystemPrompt }),
+      }),
       onError: (error) => warn(error instanceof Error ? error.message : String(error)),
       ...options.harnessOptions,
     });

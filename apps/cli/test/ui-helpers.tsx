@@ -15,6 +15,7 @@ import {
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
+import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
 import { render } from "ink-testing-library";
 import { afterEach } from "vitest";
@@ -99,8 +100,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     tools: options.tools ?? [],
     settings: options.settings,
     cwd,
-    home: join(cwd, "arbor-home"),
-    loadResources: options.files !== undefined,
+    ...(options.files === undefined
+      ? {}
+      : { resources: createResourceLoader({ home: join(cwd, "arbor-home") }) }),
+    systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
     onError: (error) => errors.push(error),

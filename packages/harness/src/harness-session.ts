@@ -27,16 +27,15 @@ import type { HarnessCompactionOutcome, HarnessListener } from "./events.js";
 import type { HarnessRuntime } from "./harness-options.js";
 import { HookRegistry, HookRunner } from "./hook-registry.js";
 import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
-import { expandInput } from "./input-expansion.js";
 import { userMessage } from "./messages.js";
 import { resolveModelReference } from "./models.js";
 import type { PendingWrite } from "./pending-writes.js";
 import type { HarnessOperation, HarnessPhase } from "./phase.js";
-import type { HarnessResources } from "./resources.js";
 import { type RecoveryHost, runWithRecovery } from "./run-recovery.js";
 import { createSessionAgent } from "./session-agent.js";
 import { SessionCompactor } from "./session-compactor.js";
 import { SessionEvents } from "./session-events.js";
+import type { ExpandedInput, HarnessResources } from "./session-resources.js";
 import {
   composeSystemPrompt,
   restoreSessionState,
@@ -240,7 +239,7 @@ export class HarnessSession {
   // ------------------------------------------------------------------------------------------- running
 
   /**
-   * Runs a prompt: `/skill:name` and `/template` are expanded, queued `nextTurn()` messages go first,
+   * Runs a prompt: the input is expanded by the `resources` loader (e.g. `/skill:name`, `/template`), queued `nextTurn()` messages go first,
    * `before_agent_start` handlers run, the context is compacted when it is over the threshold, and the agent
    * runs until it stops — compacting before any further model call that would not fit, compacting and
    * retrying once after an overflow, and retrying transient failures with the retry policy.
@@ -252,7 +251,7 @@ export class HarnessSession {
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
     const operation = this.begin("prompt");
     try {
-      const expanded = await expandInput(text, this.resources);
+      const expanded = await this.expandInput(text);
       const prompt = userMessage(expanded.text, options.images ?? [], this.runtime.now().getTime());
       const queued = this.nextTurnQueue.splice(0);
       const messages: AgentMessage[] = [...queued, prompt];
@@ -558,6 +557,11 @@ export class HarnessSession {
   private async record(write: PendingWrite): Promise<void> {
     this.writer.queue(write);
     if (this.operation === undefined) await this.writer.save("operation");
+  }
+
+  private async expandInput(text: string): Promise<ExpandedInput> {
+    const loader = this.runtime.resources;
+    return loader === undefined ? { text, kind: "plain" } : loader.expandInput(text, this.resources);
   }
 
   private textMessage(text: string, images: readonly ImageContent[] | undefined): AgentMessage {

@@ -10,7 +10,7 @@ import type {
 import type { Context, Model, ProviderResponseInfo, StreamOptions } from "@arbor/ai-providers";
 import type { CompactionPreparation } from "@arbor/compaction";
 import type { SessionEntry } from "@arbor/session-store";
-import type { ExpandedInput } from "./input-expansion.js";
+import type { ExpandedInput } from "./session-resources.js";
 
 /**
  * The hooks of seed 000 section 9, plus the loop's `prepareNextTurn` and `shouldStopAfterTurn`. Each hook

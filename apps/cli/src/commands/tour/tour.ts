@@ -14,6 +14,7 @@ import type { ScriptedStep } from "@arbor/ai-providers/testing";
 import { createCodingTools } from "@arbor/coding-tools";
 import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { createHarness, type HarnessSession } from "@arbor/harness";
+import { createSystemPromptBuilder } from "@arbor/harness/resources";
 import { type CliIo, colorEnabled } from "../../io.js";
 import { demoModel, demoStep } from "../../scripted/demo-model.js";
 import { createResponderProvider } from "../../scripted/responder-provider.js";
@@ -100,7 +101,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     store,
     tools: createCodingTools({ cwd: folder }),
     cwd: folder,
-    loadResources: false,
+    systemPrompt: createSystemPromptBuilder(),
     settings: { compaction: TOUR_COMPACTION },
     onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
   });
