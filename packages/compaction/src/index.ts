@@ -48,6 +48,7 @@ export {
   formatFileOperations,
   stripFileOperations,
 } from "./file-operations.js";
+export { deterministicMergeSummary, formatMergeSummary, type MergeSummaryParts } from "./merge-summary.js";
 export {
   type CompactionPlan,
   type CompactionPreparation,

@@ -75,8 +75,10 @@ export async function navigateTree(
   const decision = await hooks.first(
     "session_before_tree",
     {
+      operation: "navigateTree",
       targetId,
       oldLeafId,
+      sourceLeafId: oldLeafId,
       entriesToSummarize: entries,
       commonAncestorId,
       summarize,

@@ -14,7 +14,13 @@ import {
   THINKING_LEVELS,
   type ThinkingLevel,
 } from "@arbor/ai-providers";
-import { type CustomMessageInput, type Session, SessionEntryNotFoundError } from "@arbor/session-store";
+import {
+  type CustomMessageInput,
+  type Session,
+  type SessionEntry,
+  SessionEntryNotFoundError,
+} from "@arbor/session-store";
+import { type MergeBranchOptions, type MergeBranchResult, mergeBranch } from "./branch-merge.js";
 import { type NavigateTreeOptions, type NavigateTreeResult, navigateTree } from "./branch-navigation.js";
 import { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
 import {
@@ -43,6 +49,7 @@ import {
   settingsToRecord,
 } from "./session-start.js";
 import type { HarnessSessionState, PromptOptions, SessionHost } from "./session-types.js";
+import { type SessionUsage, sessionUsage } from "./session-usage.js";
 import { SessionWriter } from "./session-writer.js";
 
 interface Operation {
@@ -56,7 +63,7 @@ interface Operation {
  * One session run by a harness: a `Session` (the tree in the store) and an `Agent` (the running transcript)
  * kept in step. Create it with `harness.newSession()` or `harness.openSession(id)`.
  *
- * Structural operations — `prompt`, `continue`, `compact`, `navigateTree`, `fork` — run one at a time: a
+ * Structural operations — `prompt`, `continue`, `compact`, `navigateTree`, `mergeBranch`, `fork` — run one at a time: a
  * second one while the first is in flight rejects with `HarnessBusyError`. `steer`, `followUp`, `nextTurn`,
  * `abort` and the settings changes (`setModel`, `setThinkingLevel`, `setActiveTools`, `label`, `setName`,
  * `appendCustom`) are always allowed; during an operation the settings changes are written at its next save
@@ -209,6 +216,14 @@ export class HarnessSession {
       this.agent.state.model.contextWindow,
       this.runtime.settings.compaction.reserveTokens,
     );
+  }
+
+  /**
+   * What the session's model calls used so far: tokens and cost of every response and summary on every
+   * branch, in total and per model. O(entries).
+   */
+  usage(): SessionUsage {
+    return sessionUsage(this.currentSession);
   }
 
   // ------------------------------------------------------------------------------------------- listening
@@ -380,19 +395,38 @@ export class HarnessSession {
         entryId,
         options,
       );
-      if (result.kind === "moved") this.writer.track(result.entries);
-      if (result.kind === "moved" && result.leafId !== before) {
-        const state = this.agent.state;
-        const current = {
-          model: state.model,
-          thinkingLevel: state.thinkingLevel,
-          activeToolNames: state.tools.map((tool) => tool.name),
-        };
-        const names = this.allTools.map((tool) => tool.name);
-        for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
-        this.compactor.reset();
-        this.reloadTranscript();
-      }
+      if (result.kind === "moved") this.afterMove(result.entries, before);
+      return result;
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Folds the conclusion of the branch ending at `sourceLeafId` into the branch of `options.into`, as a
+   * `branch_summary` entry after `into` (its `fromId` is `sourceLeafId`); the session then continues from it.
+   * Runs like {@link navigateTree}: `session_before_tree` handlers (with `operation: "mergeBranch"`) may cancel
+   * it or supply the summary, the phase is `branch_summary`, `branch_summary` and `settled` are emitted, and
+   * the current model, thinking level and tools stay. The merged branch's entries stay in the log.
+   *
+   * Contract: rejects with `SessionEntryNotFoundError` for an unknown entry, `InvalidMergeError` when there is
+   * nothing to fold in, and `HarnessBusyError` while busy — all before anything changes; a failing summarizer
+   * falls back to a deterministic digest (`fallback` says why).
+   */
+  async mergeBranch(sourceLeafId: string, options: MergeBranchOptions): Promise<MergeBranchResult> {
+    const operation = this.begin("mergeBranch");
+    try {
+      const before = this.currentSession.leafId;
+      const result = await mergeBranch(
+        {
+          ...this.compactor.summaryDependencies(),
+          onSummarizing: () => {},
+          signal: operation.controller.signal,
+        },
+        sourceLeafId,
+        options,
+      );
+      if (result.kind === "merged") this.afterMove(result.entries, before);
       return result;
     } finally {
       await this.end(operation);
@@ -572,6 +606,25 @@ export class HarnessSession {
     return HarnessSession.start(this.runtime, forked, "open", this.host);
   }
 
+  /**
+   * After the leaf moved (navigation, merge): the appended entries join the next save point, the new path
+   * records the current model, thinking level and tools where it differs, and the transcript is reloaded.
+   */
+  private afterMove(entries: readonly SessionEntry[], before: string | null): void {
+    this.writer.track(entries);
+    if (this.currentSession.leafId === before) return;
+    const state = this.agent.state;
+    const current = {
+      model: state.model,
+      thinkingLevel: state.thinkingLevel,
+      activeToolNames: state.tools.map((tool) => tool.name),
+    };
+    const names = this.allTools.map((tool) => tool.name);
+    for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
+    this.compactor.reset();
+    this.reloadTranscript();
+  }
+
   /** Replaces the agent's transcript with the session's context (after a compaction, a move, an append). */
   private reloadTranscript(): void {
     this.agent.replaceMessages(this.currentSession.buildContext().messages as AgentMessage[]);
@@ -695,5 +748,6 @@ const INITIAL_PHASE: Readonly<Record<HarnessOperation, HarnessPhase>> = {
   continue: "turn",
   compact: "compaction",
   navigateTree: "branch_summary",
+  mergeBranch: "branch_summary",
   fork: "idle",
 };

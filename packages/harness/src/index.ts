@@ -10,6 +10,7 @@
 
 import { createRequire } from "node:module";
 
+export type { MergeBranchOptions, MergeBranchResult, MergeDetails } from "./branch-merge.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./branch-navigation.js";
 export { compactionBranch, type HarnessCompactionDetails } from "./compaction-runner.js";
 export { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
@@ -20,6 +21,7 @@ export {
   HarnessHookError,
   HarnessListenerError,
   InvalidHarnessOptionsError,
+  InvalidMergeError,
   UnknownToolError,
   UnresolvedModelError,
 } from "./errors.js";
@@ -77,6 +79,7 @@ export {
   type SystemPromptInput,
 } from "./session-resources.js";
 export type { HarnessSessionState, PromptOptions } from "./session-types.js";
+export type { SessionUsage, UsageTotal } from "./session-usage.js";
 export {
   type HarnessRetrySettings,
   type HarnessSettings,
