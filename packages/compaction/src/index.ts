@@ -91,6 +91,7 @@ export {
   CHARS_PER_TOKEN,
   type ContextTokenEstimate,
   estimateContextTokens,
+  estimateContextTokensFromTail,
   estimateTokens,
   IMAGE_CHARS,
   messageChars,
