@@ -39,7 +39,7 @@ import type { PendingWrite } from "./pending-writes.js";
 import type { HarnessOperation, HarnessPhase } from "./phase.js";
 import { type RecoveryHost, runWithRecovery } from "./run-recovery.js";
 import { createSessionAgent } from "./session-agent.js";
-import { SessionCompactor } from "./session-compactor.js";
+import { SessionCompactor } from "./session-compaction.js";
 import { SessionEvents } from "./session-events.js";
 import type { ExpandedInput, HarnessResources } from "./session-resources.js";
 import {
@@ -48,9 +48,15 @@ import {
   type SessionStartState,
   settingsToRecord,
 } from "./session-start.js";
-import type { HarnessSessionState, PromptOptions, SessionHost } from "./session-types.js";
+import type { HarnessSessionState, PromptOptions } from "./session-types.js";
 import { type SessionUsage, sessionUsage } from "./session-usage.js";
 import { SessionWriter } from "./session-writer.js";
+
+/** Who keeps track of a harness's open sessions (the harness). Internal. */
+export interface SessionHost {
+  started(session: HarnessSession): void;
+  closed(session: HarnessSession): void;
+}
 
 interface Operation {
   readonly name: HarnessOperation;
@@ -114,8 +120,6 @@ export class HarnessSession {
       writer: this.writer,
       events: this.events,
       model: () => this.agent.state.model,
-      phase: () => this.phaseValue,
-      setPhase: (phase) => this.setPhase(phase),
     });
     const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
     this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
@@ -163,9 +167,9 @@ export class HarnessSession {
     return this.currentSession;
   }
 
-  /** What the session is doing. */
+  /** What the session is doing (`compaction` while one runs, whatever the operation). */
   get phase(): HarnessPhase {
-    return this.phaseValue;
+    return this.compactor.isRunning ? "compaction" : this.phaseValue;
   }
 
   /** True while a structural operation is in flight. */
@@ -188,7 +192,7 @@ export class HarnessSession {
     const agent = this.agent.state;
     return {
       sessionId: this.id,
-      phase: this.phaseValue,
+      phase: this.phase,
       operation: this.operation?.name,
       model: agent.model,
       thinkingLevel: agent.thinkingLevel,
@@ -530,7 +534,7 @@ export class HarnessSession {
   async appendCustomMessage(input: CustomMessageInput): Promise<void> {
     this.assertOpen("appendCustomMessage");
     if (this.operation !== undefined) {
-      throw new HarnessBusyError("append a custom message", this.operation.name, this.phaseValue);
+      throw new HarnessBusyError("append a custom message", this.operation.name, this.phase);
     }
     await this.record({ type: "custom_message", input });
     this.reloadTranscript();
@@ -552,7 +556,7 @@ export class HarnessSession {
 
   private begin(name: HarnessOperation): Operation {
     this.assertOpen(name);
-    if (this.operation !== undefined) throw new HarnessBusyError(name, this.operation.name, this.phaseValue);
+    if (this.operation !== undefined) throw new HarnessBusyError(name, this.operation.name, this.phase);
     let finish!: () => void;
     const done = new Promise<void>((resolve) => {
       finish = resolve;

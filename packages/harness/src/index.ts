@@ -12,7 +12,6 @@ import { createRequire } from "node:module";
 
 export type { MergeBranchOptions, MergeBranchResult, MergeDetails } from "./branch-merge.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./branch-navigation.js";
-export { compactionBranch, type HarnessCompactionDetails } from "./compaction-runner.js";
 export { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
 export {
   HarnessBusyError,
@@ -67,6 +66,7 @@ export {
   RECALL_TOOL_NAME,
   type RecallToolOptions,
 } from "./recall-tool.js";
+export { compactionBranch, type HarnessCompactionDetails } from "./session-compaction.js";
 export {
   type ContextFile,
   type ExpandedInput,
