@@ -393,7 +393,6 @@ export class HarnessSession {
       const result = await navigateTree(
         {
           ...this.compactor.summaryDependencies(),
-          onSummarizing: () => this.setPhase("branch_summary"),
           signal: operation.controller.signal,
         },
         entryId,
@@ -424,7 +423,6 @@ export class HarnessSession {
       const result = await mergeBranch(
         {
           ...this.compactor.summaryDependencies(),
-          onSummarizing: () => {},
           signal: operation.controller.signal,
         },
         sourceLeafId,

@@ -286,7 +286,7 @@ export class SessionCompactor {
   }
 
   /** What compaction and branch summaries share: the session, the summarizer, the settings, the hooks. */
-  summaryDependencies(): Omit<NavigationDependencies, "onSummarizing" | "signal"> {
+  summaryDependencies(): Omit<NavigationDependencies, "signal"> {
     const { runtime, session, hooks, events } = this.host;
     return {
       session,
