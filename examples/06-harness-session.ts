@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { defineTool, Type } from "@arbor/agent-core";
 import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
 import { createHarness, type HarnessEvent, type HarnessSession } from "@arbor/harness";
+import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 
 const root = await mkdtemp(join(tmpdir(), "arbor-example-06-"));
@@ -65,7 +66,8 @@ const options = {
   models: [summarizer.model],
   tools: [readFileTool],
   cwd: project,
-  home,
+  resources: createResourceLoader({ home }),
+  systemPrompt: createSystemPromptBuilder(),
   settings: { compaction: { reserveTokens: 2000, keepRecentTokens: 3000, model: "demo/summarizer" } },
 };
 const harness = createHarness({

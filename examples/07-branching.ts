@@ -45,7 +45,6 @@ const harness = createHarness({
   model: model.model,
   store,
   cwd: home,
-  home,
   summarizer: { model: summarizer.model, streamFn: summarizer.stream },
 });
 

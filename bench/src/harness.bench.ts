@@ -223,7 +223,6 @@ async function harnessTurn(messages: AgentMessage[], store: SessionStore): Promi
     model,
     store,
     tools: [noop],
-    loadResources: false,
     systemPrompt: "You are a bench.",
     onError: (error) => {
       throw error;

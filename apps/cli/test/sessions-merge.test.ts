@@ -1,11 +1,18 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createScriptedProvider, script } from "@arbor/ai-providers/testing";
+import type { MergeDetails } from "@arbor/harness";
 import { type BranchSummaryEntry, Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import { describe, expect, it } from "vitest";
-import type { MergeDetails } from "../src/commands/sessions/merge.js";
-import { fixturePath, importFixture, runSessions, temporaryDirectory } from "./sessions-helpers.js";
+import { runMainInProcess, sandbox } from "./cli-helpers.js";
+import {
+  FIXTURE_CWD,
+  fixturePath,
+  importFixture,
+  runSessions,
+  temporaryDirectory,
+} from "./sessions-helpers.js";
 
 async function reopen(home: string, id: string): Promise<Session> {
   const store = new JsonlSessionStore({ home, readOnly: true });
@@ -185,5 +192,24 @@ describe("arbor sessions merge", () => {
     expect(run.stderr).toContain(`is open for writing by pid 4242@not-${hostname()}`);
     expect(run.stderr).not.toContain("    at ");
     expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
+  it("takes --session in its long form under arbor, where the program has a --session of its own", async () => {
+    const box = sandbox();
+    const id = await importFixture("branch", box.home);
+    const other = await importFixture("plain", box.home);
+    const run = await runMainInProcess(
+      box,
+      ["sessions", "merge", "976cce3b", "--into", "46a34590", "--session", id, "--no-summarize"],
+      { cwd: FIXTURE_CWD },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Session ${id} now continues from`);
+    const session = await reopen(box.home, id);
+    expect(session.getEntry(session.leafId!)).toMatchObject({ type: "branch_summary", fromId: "976cce3b" });
+    // Without --session the latest session of the directory (the plain one) would have been merged in.
+    const untouched = await reopen(box.home, other);
+    expect(untouched.getEntry(untouched.leafId!)?.type).not.toBe("branch_summary");
   });
 });

@@ -16,6 +16,7 @@ import {
 } from "@arbor/ai-providers/testing";
 import type { AppRuntime } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
+import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
 import { exportHtml, exportJsonl, exportMarkdown, type SessionViewModel } from "@arbor/session-view";
 import { render } from "ink-testing-library";
@@ -97,8 +98,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     tools: options.tools ?? [],
     settings: options.settings,
     cwd,
-    home: join(cwd, "arbor-home"),
-    loadResources: options.files !== undefined,
+    ...(options.files === undefined
+      ? {}
+      : { resources: createResourceLoader({ home: join(cwd, "arbor-home") }) }),
+    systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
     onError: (error) => errors.push(error),

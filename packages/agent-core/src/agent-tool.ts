@@ -1,5 +1,17 @@
 import type { ImageContent, Static, TextContent, Tool, ToolCall, TSchema } from "@arbor/ai-providers";
-import type { ToolExecutionMode } from "./types.js";
+
+/**
+ * How the tool calls of one assistant message run.
+ *
+ * - `parallel`: the calls are prepared one by one in the message's order (`tool_execution_start`,
+ *   lookup, `prepareArguments`, validation, `beforeToolCall`); each ready call starts executing at once,
+ *   concurrently with the preparation of the next. `tool_execution_end` is emitted as each call
+ *   finishes (completion order; at once for a call answered during preparation). The tool-result
+ *   messages (`message_start`/`message_end`) follow once every call has finished, in the message's order.
+ * - `sequential`: each call is started, prepared, executed and ended, and its result message emitted,
+ *   before the next call starts.
+ */
+export type ToolExecutionMode = "parallel" | "sequential";
 
 /** A tool call as it appears in an assistant message. */
 export type AgentToolCall = ToolCall;

@@ -42,6 +42,7 @@ export {
   type AgentToolResult,
   type AgentToolUpdate,
   defineTool,
+  type ToolExecutionMode,
 } from "./agent-tool.js";
 export { assertCanContinue, findUnansweredToolCalls } from "./continue-check.js";
 export { convertEachMessage, type MessageToLlmConverter } from "./convert-messages.js";
@@ -68,13 +69,7 @@ export type {
 } from "./loop-config.js";
 export { MessageQueue } from "./message-queue.js";
 export { normalizePromptInput, type PromptInput } from "./prompt-input.js";
-export type {
-  AgentContext,
-  AgentMessage,
-  CustomAgentMessages,
-  QueueMode,
-  ToolExecutionMode,
-} from "./types.js";
+export type { AgentContext, AgentMessage, CustomAgentMessages, QueueMode } from "./types.js";
 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })

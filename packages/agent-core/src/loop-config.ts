@@ -9,9 +9,9 @@ import type {
   ThinkingLevel,
   ToolResultMessage,
 } from "@arbor/ai-providers";
-import type { AgentToolCall } from "./agent-tool.js";
+import type { AgentToolCall, ToolExecutionMode } from "./agent-tool.js";
 import type { MessageToLlmConverter } from "./convert-messages.js";
-import type { AgentContext, AgentMessage, ToolExecutionMode } from "./types.js";
+import type { AgentContext, AgentMessage } from "./types.js";
 
 /** Request options the loop passes to every `StreamFn` call; the loop sets `signal` and `reasoning` itself. */
 export type AgentStreamOptions = Omit<StreamOptions, "signal" | "reasoning">;

@@ -38,16 +38,3 @@ export interface AgentContext {
  * oldest and leaves the rest for later drains, `all` takes every queued message at once.
  */
 export type QueueMode = "one-at-a-time" | "all";
-
-/**
- * How the tool calls of one assistant message run.
- *
- * - `parallel`: the calls are prepared one by one in the message's order (`tool_execution_start`,
- *   lookup, `prepareArguments`, validation, `beforeToolCall`); each ready call starts executing at once,
- *   concurrently with the preparation of the next. `tool_execution_end` is emitted as each call
- *   finishes (completion order; at once for a call answered during preparation). The tool-result
- *   messages (`message_start`/`message_end`) follow once every call has finished, in the message's order.
- * - `sequential`: each call is started, prepared, executed and ended, and its result message emitted,
- *   before the next call starts.
- */
-export type ToolExecutionMode = "parallel" | "sequential";

@@ -17,6 +17,7 @@ import {
 } from "@arbor/ai-providers";
 import type { CompactionSettings } from "@arbor/compaction";
 import { type AgentHarness, createHarness, type HarnessOptions, type HarnessSession } from "@arbor/harness";
+import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
 import { ArborUserError } from "./errors.js";
@@ -280,13 +281,15 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       tools: await codingTools(options.cwd, tools),
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
-      home,
+      resources: createResourceLoader({ home }),
       settings: {
         ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
         ...(compaction === undefined ? {} : { compaction }),
       },
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
-      ...(appendSystemPrompt === undefined ? {} : { appendSystemPrompt }),
+      systemPrompt: createSystemPromptBuilder({
+        ...(systemPrompt === undefined ? {} : { customPrompt: systemPrompt }),
+        ...(appendSystemPrompt === undefined ? {} : { appendPrompt: appendSystemPrompt }),
+      }),
       onError: (error) => warn(error instanceof Error ? error.message : String(error)),
       ...options.harnessOptions,
     });

@@ -63,6 +63,7 @@ export {
   formatFileOperations,
   stripFileOperations,
 } from "./file-operations.js";
+export { deterministicMergeSummary, formatMergeSummary, type MergeSummaryParts } from "./merge-summary.js";
 export {
   type CompactionPlan,
   type CompactionPreparation,
@@ -113,6 +114,7 @@ export {
   CHARS_PER_TOKEN,
   type ContextTokenEstimate,
   estimateContextTokens,
+  estimateContextTokensFromTail,
   estimateTokens,
   IMAGE_CHARS,
   messageChars,

@@ -135,6 +135,27 @@ export function contextTokensWith(
       break;
     }
   }
+  return estimateAfter(messages, compactionIndex, tokensOf);
+}
+
+/**
+ * {@link estimateContextTokens} of a context whose only `compactionSummary`, if any, is its first message (a
+ * session's `buildContext()`, an agent transcript built from it), in O(messages after the anchor) instead
+ * of O(messages): the check before every model call does not grow with the session.
+ *
+ * Contract: pure; equals `estimateContextTokens(messages)` for such contexts; never throws for well-formed
+ * messages.
+ */
+export function estimateContextTokensFromTail(messages: readonly SessionMessage[]): ContextTokenEstimate {
+  return estimateAfter(messages, messages[0]?.role === "compactionSummary" ? 0 : -1, estimateTokens);
+}
+
+/** The estimate of `messages` whose latest compaction summary is at `compactionIndex` (-1: none). */
+function estimateAfter(
+  messages: readonly SessionMessage[],
+  compactionIndex: number,
+  tokensOf: (message: SessionMessage, index: number) => number,
+): ContextTokenEstimate {
   const compactionTime = compactionIndex >= 0 ? messages[compactionIndex]!.timestamp : 0;
 
   let trailingTokens = 0;

@@ -9,11 +9,8 @@ export {
   type ProviderFixture,
 } from "./describe-provider.js";
 export { PROVIDER_SCENARIOS, type ProviderScenarioName, scenarioContext, WEATHER_TOOL } from "./scenarios.js";
-export {
-  type DescribeSessionStoreOptions,
-  describeSessionStore,
-  type SessionStoreSuite,
-} from "./session-store/describe-session-store.js";
+export { describeSessionStore } from "./session-store/describe-session-store.js";
+export type { DescribeSessionStoreOptions, SessionStoreSuite } from "./session-store/session-store-suite.js";
 export { checkStreamProtocol } from "./stream-protocol.js";
 export {
   anthropicScenarioOptions,

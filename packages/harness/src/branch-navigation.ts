@@ -44,8 +44,6 @@ export interface NavigationDependencies {
   hooks: HookRunner;
   streamOptions: Omit<StreamOptions, "signal" | "maxTokens"> | undefined;
   emit: (event: HarnessEvent) => Promise<void>;
-  /** Called when the summarizer starts (the session enters its `branch_summary` phase). */
-  onSummarizing: () => void;
   signal: AbortSignal;
 }
 
@@ -75,8 +73,10 @@ export async function navigateTree(
   const decision = await hooks.first(
     "session_before_tree",
     {
+      operation: "navigateTree",
       targetId,
       oldLeafId,
+      sourceLeafId: oldLeafId,
       entriesToSummarize: entries,
       commonAncestorId,
       summarize,
@@ -92,7 +92,6 @@ export async function navigateTree(
   if (decision?.summary !== undefined) {
     summary = { ...decision.summary, fromHook: true };
   } else if (summarize && entries.length > 0) {
-    dependencies.onSummarizing();
     const outcome = await generateBranchSummary(entries, {
       stream: dependencies.streamFn,
       model: dependencies.model,

@@ -1,10 +1,5 @@
 import type { AgentMessage } from "@arbor/agent-core";
-import {
-  type ContextTokenEstimate,
-  estimateContextTokens,
-  estimateTokens,
-  usageTokensOf,
-} from "@arbor/compaction";
+import { type ContextTokenEstimate, estimateContextTokensFromTail, estimateTokens } from "@arbor/compaction";
 import type { SessionMessage } from "@arbor/session-store";
 import { asSessionMessage } from "./messages.js";
 
@@ -23,32 +18,15 @@ export interface ContextUsage {
 }
 
 /**
- * {@link estimateContextTokens} over an agent transcript, reading only its tail: the messages after the last
- * assistant message whose usage counts, plus the compaction summary the transcript starts with (a harness
- * transcript holds one there at most, since it comes from `Session.buildContext()`). The result equals
- * `estimateContextTokens(messages)` for such transcripts; the cost is O(messages after the anchor), not
- * O(transcript), so the check before every model call does not grow with the session.
+ * The context estimate of an agent transcript, reading only its tail: `estimateContextTokensFromTail` of
+ * `@arbor/compaction` (a harness transcript comes from `Session.buildContext()`, so a compaction summary can
+ * only be its first message). Equals `estimateContextTokens(messages)`; O(messages after the anchor), so the
+ * check before every model call does not grow with the session.
  *
  * Contract: pure; never throws for well-formed messages.
  */
 export function estimateTranscriptTokens(transcript: readonly AgentMessage[]): ContextTokenEstimate {
-  const messages = transcript as readonly SessionMessage[];
-  const first = messages[0];
-  const summary = first !== undefined && first.role === "compactionSummary" ? first : undefined;
-  const compactionTime = summary?.timestamp ?? 0;
-  const floor = summary === undefined ? 0 : 1;
-  let start = floor;
-  for (let index = messages.length - 1; index >= floor; index--) {
-    const message = messages[index]!;
-    if (usageTokensOf(message) !== undefined && !isStale(message.timestamp, compactionTime)) {
-      start = index;
-      break;
-    }
-  }
-  if (start === floor) return estimateContextTokens(messages);
-  // The window starts at the anchor (after the summary, kept for the staleness rule of what follows).
-  const window = summary === undefined ? messages.slice(start) : [summary, ...messages.slice(start)];
-  return shift(estimateContextTokens(window), start - floor);
+  return estimateContextTokensFromTail(transcript as readonly SessionMessage[]);
 }
 
 /** Adds the tokens of messages about to be sent (a prompt not yet in the transcript) to an estimate. */
@@ -75,14 +53,4 @@ export function contextUsageOf(
     compactionThreshold: contextWindow - reserveTokens,
     anchored: estimate.lastUsageIndex !== undefined,
   };
-}
-
-function shift(estimate: ContextTokenEstimate, offset: number): ContextTokenEstimate {
-  if (estimate.lastUsageIndex === undefined) return estimate;
-  return { ...estimate, lastUsageIndex: estimate.lastUsageIndex + offset };
-}
-
-/** The same staleness rule as `estimateContextTokens`: usage measured before the latest compaction. */
-function isStale(timestamp: number, compactionTime: number): boolean {
-  return compactionTime > 0 && Number.isFinite(timestamp) && timestamp > 0 && timestamp <= compactionTime;
 }

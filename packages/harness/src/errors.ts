@@ -12,6 +12,7 @@ export type HarnessErrorCode =
   | "harness_closed"
   | "invalid_harness_options"
   | "unknown_tool"
+  | "invalid_merge"
   | "unresolved_model"
   | "hook_failed"
   | "listener_failed";
@@ -73,6 +74,21 @@ export class UnknownToolError extends ArborError {
         `The harness has: ${known.length > 0 ? known.join(", ") : "(no tools)"}.`,
     );
     this.name = "UnknownToolError";
+  }
+}
+
+/**
+ * `mergeBranch()` was asked for a merge that folds in nothing: the branch and the target are the same
+ * entry, or the branch is already on the target's path. Nothing was changed.
+ */
+export class InvalidMergeError extends ArborError {
+  constructor(
+    readonly sourceLeafId: string,
+    readonly targetLeafId: string,
+    message: string,
+  ) {
+    super("invalid_merge", message);
+    this.name = "InvalidMergeError";
   }
 }
 

@@ -32,11 +32,12 @@ export type HarnessCompactionOutcome =
  * - `queue_update`: the steering, follow-up or next-turn queue changed;
  * - `save_point`: pending writes reached the store (`turn_end`, `agent_end`, or the end of an operation);
  * - `compaction_start` / `compaction_end`: a compaction (reason `threshold`, `overflow` or `manual`);
- * - `branch_summary`: `navigateTree()` wrote the summary of the branch it left;
+ * - `branch_summary`: `navigateTree()` wrote the summary of the branch it left, or `mergeBranch()` the
+ *   summary of the branch it folded in;
  * - `retry_scheduled` / `retry_attempt` / `retry_finished`: a transient provider failure is retried;
  * - `hook_error`: a hook handler threw (the run went on without it);
  * - `save_error`: the store refused a write (nothing is dropped: the next save point tries again);
- * - `settled`: an operation (prompt, continue, compact, navigateTree, fork) finished and the session is idle.
+ * - `settled`: an operation (prompt, continue, compact, navigateTree, mergeBranch, fork) finished and the session is idle.
  */
 export type HarnessEvent =
   | AgentEvent
@@ -66,7 +67,10 @@ export type HarnessEvent =
       /** The id of the `branch_summary` entry (the new leaf). */
       entryId: string;
       summary: string;
-      /** The entry the new branch starts from (`root` for the start of the session). */
+      /**
+       * `navigateTree()`: the entry the new branch starts from (`root` for the start of the session);
+       * `mergeBranch()`: the last entry of the merged branch.
+       */
       fromId: string;
       oldLeafId: string | null;
       fromHook: boolean;

@@ -5,8 +5,8 @@ import type { SessionStore } from "@arbor/session-store";
 import type { HookRegistry } from "./hook-registry.js";
 import type { HarnessHooks } from "./hooks.js";
 import type { ModelSources } from "./models.js";
+import type { HarnessResourceLoader, SystemPromptBuilder } from "./session-resources.js";
 import type { HarnessSettings, ResolvedHarnessSettings } from "./settings.js";
-import type { SystemPromptOptions } from "./system-prompt.js";
 
 /** A separate model for compaction and branch summaries (cheaper, faster, or with a larger window). */
 export interface SummarizerOptions {
@@ -45,19 +45,18 @@ export interface HarnessOptions {
   compactionStrategy?: CompactionStrategy;
   /** The working directory of new sessions. Default `process.cwd()`. */
   cwd?: string;
-  /** The Arbor home (`AGENTS.md`, skills, prompts). Default `$ARBOR_HOME`, else `~/.arbor`. */
-  home?: string;
-  /** Read `AGENTS.md` / `CLAUDE.md`, skills and prompt templates at session start. Default `true`. */
-  loadResources?: boolean;
   /**
-   * The system prompt: a string replaces the default role statement and guidelines (the tool list, context
-   * files, skills, date and cwd stay); a function replaces the whole prompt, given the default's inputs.
+   * Where each session's resources come from (context files, skills, prompt templates), read once at its
+   * start and used to expand `prompt()` input. Default: none (empty resources, input sent as typed).
+   * `createResourceLoader({ home })` of `@arbor/harness/resources` reads Arbor's files.
    */
-  systemPrompt?: string | ((options: SystemPromptOptions) => string);
-  /** Text added at the end of the system prompt. */
-  appendSystemPrompt?: string;
-  /** Guidelines replacing the default ones. */
-  guidelines?: readonly string[];
+  resources?: HarnessResourceLoader;
+  /**
+   * The system prompt: a string is used as it is; a builder is given each session's cwd, active tools,
+   * resources and date (at start and when the active tools change). Default: none.
+   * `createSystemPromptBuilder()` of `@arbor/harness/resources` builds Arbor's coding prompt.
+   */
+  systemPrompt?: string | SystemPromptBuilder;
   /** Hook handlers of every session (see `HarnessHookMap`). More can be added with `harness.on()`. */
   hooks?: HarnessHooks;
   /**
@@ -93,11 +92,8 @@ export interface HarnessRuntime {
   readonly strategy: CompactionStrategy;
   readonly store: SessionStore;
   readonly cwd: string;
-  readonly home: string | undefined;
-  readonly loadResources: boolean;
+  readonly resources: HarnessResourceLoader | undefined;
   readonly systemPrompt: HarnessOptions["systemPrompt"];
-  readonly appendSystemPrompt: string | undefined;
-  readonly guidelines: readonly string[] | undefined;
   readonly hooks: HookRegistry;
   readonly now: () => Date;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;

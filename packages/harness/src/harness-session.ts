@@ -14,7 +14,13 @@ import {
   THINKING_LEVELS,
   type ThinkingLevel,
 } from "@arbor/ai-providers";
-import { type CustomMessageInput, type Session, SessionEntryNotFoundError } from "@arbor/session-store";
+import {
+  type CustomMessageInput,
+  type Session,
+  type SessionEntry,
+  SessionEntryNotFoundError,
+} from "@arbor/session-store";
+import { type MergeBranchOptions, type MergeBranchResult, mergeBranch } from "./branch-merge.js";
 import { type NavigateTreeOptions, type NavigateTreeResult, navigateTree } from "./branch-navigation.js";
 import { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
 import {
@@ -27,24 +33,30 @@ import type { HarnessCompactionOutcome, HarnessListener } from "./events.js";
 import type { HarnessRuntime } from "./harness-options.js";
 import { HookRegistry, HookRunner } from "./hook-registry.js";
 import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
-import { expandInput } from "./input-expansion.js";
 import { userMessage } from "./messages.js";
 import { resolveModelReference } from "./models.js";
 import type { PendingWrite } from "./pending-writes.js";
 import type { HarnessOperation, HarnessPhase } from "./phase.js";
-import type { HarnessResources } from "./resources.js";
 import { type RecoveryHost, runWithRecovery } from "./run-recovery.js";
 import { createSessionAgent } from "./session-agent.js";
-import { SessionCompactor } from "./session-compactor.js";
+import { SessionCompactor } from "./session-compaction.js";
 import { SessionEvents } from "./session-events.js";
+import type { ExpandedInput, HarnessResources } from "./session-resources.js";
 import {
   composeSystemPrompt,
   restoreSessionState,
   type SessionStartState,
   settingsToRecord,
 } from "./session-start.js";
-import type { HarnessSessionState, PromptOptions, SessionHost } from "./session-types.js";
+import type { HarnessSessionState, PromptOptions } from "./session-types.js";
+import { type SessionUsage, sessionUsage } from "./session-usage.js";
 import { SessionWriter } from "./session-writer.js";
+
+/** Who keeps track of a harness's open sessions (the harness). Internal. */
+export interface SessionHost {
+  started(session: HarnessSession): void;
+  closed(session: HarnessSession): void;
+}
 
 interface Operation {
   readonly name: HarnessOperation;
@@ -57,7 +69,7 @@ interface Operation {
  * One session run by a harness: a `Session` (the tree in the store) and an `Agent` (the running transcript)
  * kept in step. Create it with `harness.newSession()` or `harness.openSession(id)`.
  *
- * Structural operations — `prompt`, `continue`, `compact`, `navigateTree`, `fork` — run one at a time: a
+ * Structural operations — `prompt`, `continue`, `compact`, `navigateTree`, `mergeBranch`, `fork` — run one at a time: a
  * second one while the first is in flight rejects with `HarnessBusyError`. `steer`, `followUp`, `nextTurn`,
  * `abort` and the settings changes (`setModel`, `setThinkingLevel`, `setActiveTools`, `label`, `setName`,
  * `appendCustom`) are always allowed; during an operation the settings changes are written at its next save
@@ -108,8 +120,6 @@ export class HarnessSession {
       writer: this.writer,
       events: this.events,
       model: () => this.agent.state.model,
-      phase: () => this.phaseValue,
-      setPhase: (phase) => this.setPhase(phase),
     });
     const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
     this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
@@ -157,9 +167,9 @@ export class HarnessSession {
     return this.currentSession;
   }
 
-  /** What the session is doing. */
+  /** What the session is doing (`compaction` while one runs, whatever the operation). */
   get phase(): HarnessPhase {
-    return this.phaseValue;
+    return this.compactor.isRunning ? "compaction" : this.phaseValue;
   }
 
   /** True while a structural operation is in flight. */
@@ -182,7 +192,7 @@ export class HarnessSession {
     const agent = this.agent.state;
     return {
       sessionId: this.id,
-      phase: this.phaseValue,
+      phase: this.phase,
       operation: this.operation?.name,
       model: agent.model,
       thinkingLevel: agent.thinkingLevel,
@@ -210,6 +220,14 @@ export class HarnessSession {
       this.agent.state.model.contextWindow,
       this.runtime.settings.compaction.reserveTokens,
     );
+  }
+
+  /**
+   * What the session's model calls used so far: tokens and cost of every response and summary on every
+   * branch, in total and per model. O(entries).
+   */
+  usage(): SessionUsage {
+    return sessionUsage(this.currentSession);
   }
 
   // ------------------------------------------------------------------------------------------- listening
@@ -240,7 +258,7 @@ export class HarnessSession {
   // ------------------------------------------------------------------------------------------- running
 
   /**
-   * Runs a prompt: `/skill:name` and `/template` are expanded, queued `nextTurn()` messages go first,
+   * Runs a prompt: the input is expanded by the `resources` loader (e.g. `/skill:name`, `/template`), queued `nextTurn()` messages go first,
    * `before_agent_start` handlers run, the context is compacted when it is over the threshold, and the agent
    * runs until it stops — compacting before any further model call that would not fit, compacting and
    * retrying once after an overflow, and retrying transient failures with the retry policy.
@@ -252,7 +270,7 @@ export class HarnessSession {
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
     const operation = this.begin("prompt");
     try {
-      const expanded = await expandInput(text, this.resources);
+      const expanded = await this.expandInput(text);
       const prompt = userMessage(expanded.text, options.images ?? [], this.runtime.now().getTime());
       const queued = this.nextTurnQueue.splice(0);
       const messages: AgentMessage[] = [...queued, prompt];
@@ -375,25 +393,42 @@ export class HarnessSession {
       const result = await navigateTree(
         {
           ...this.compactor.summaryDependencies(),
-          onSummarizing: () => this.setPhase("branch_summary"),
           signal: operation.controller.signal,
         },
         entryId,
         options,
       );
-      if (result.kind === "moved") this.writer.track(result.entries);
-      if (result.kind === "moved" && result.leafId !== before) {
-        const state = this.agent.state;
-        const current = {
-          model: state.model,
-          thinkingLevel: state.thinkingLevel,
-          activeToolNames: state.tools.map((tool) => tool.name),
-        };
-        const names = this.allTools.map((tool) => tool.name);
-        for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
-        this.compactor.reset();
-        this.reloadTranscript();
-      }
+      if (result.kind === "moved") this.afterMove(result.entries, before);
+      return result;
+    } finally {
+      await this.end(operation);
+    }
+  }
+
+  /**
+   * Folds the conclusion of the branch ending at `sourceLeafId` into the branch of `options.into`, as a
+   * `branch_summary` entry after `into` (its `fromId` is `sourceLeafId`); the session then continues from it.
+   * Runs like {@link navigateTree}: `session_before_tree` handlers (with `operation: "mergeBranch"`) may cancel
+   * it or supply the summary, the phase is `branch_summary`, `branch_summary` and `settled` are emitted, and
+   * the current model, thinking level and tools stay. The merged branch's entries stay in the log.
+   *
+   * Contract: rejects with `SessionEntryNotFoundError` for an unknown entry, `InvalidMergeError` when there is
+   * nothing to fold in, and `HarnessBusyError` while busy — all before anything changes; a failing summarizer
+   * falls back to a deterministic digest (`fallback` says why).
+   */
+  async mergeBranch(sourceLeafId: string, options: MergeBranchOptions): Promise<MergeBranchResult> {
+    const operation = this.begin("mergeBranch");
+    try {
+      const before = this.currentSession.leafId;
+      const result = await mergeBranch(
+        {
+          ...this.compactor.summaryDependencies(),
+          signal: operation.controller.signal,
+        },
+        sourceLeafId,
+        options,
+      );
+      if (result.kind === "merged") this.afterMove(result.entries, before);
       return result;
     } finally {
       await this.end(operation);
@@ -497,7 +532,7 @@ export class HarnessSession {
   async appendCustomMessage(input: CustomMessageInput): Promise<void> {
     this.assertOpen("appendCustomMessage");
     if (this.operation !== undefined) {
-      throw new HarnessBusyError("append a custom message", this.operation.name, this.phaseValue);
+      throw new HarnessBusyError("append a custom message", this.operation.name, this.phase);
     }
     await this.record({ type: "custom_message", input });
     this.reloadTranscript();
@@ -519,7 +554,7 @@ export class HarnessSession {
 
   private begin(name: HarnessOperation): Operation {
     this.assertOpen(name);
-    if (this.operation !== undefined) throw new HarnessBusyError(name, this.operation.name, this.phaseValue);
+    if (this.operation !== undefined) throw new HarnessBusyError(name, this.operation.name, this.phase);
     let finish!: () => void;
     const done = new Promise<void>((resolve) => {
       finish = resolve;
@@ -560,12 +595,36 @@ export class HarnessSession {
     if (this.operation === undefined) await this.writer.save("operation");
   }
 
+  private async expandInput(text: string): Promise<ExpandedInput> {
+    const loader = this.runtime.resources;
+    return loader === undefined ? { text, kind: "plain" } : loader.expandInput(text, this.resources);
+  }
+
   private textMessage(text: string, images: readonly ImageContent[] | undefined): AgentMessage {
     return userMessage(text, images ?? [], this.runtime.now().getTime());
   }
 
   private async runtimeOpen(forked: Session): Promise<HarnessSession> {
     return HarnessSession.start(this.runtime, forked, "open", this.host);
+  }
+
+  /**
+   * After the leaf moved (navigation, merge): the appended entries join the next save point, the new path
+   * records the current model, thinking level and tools where it differs, and the transcript is reloaded.
+   */
+  private afterMove(entries: readonly SessionEntry[], before: string | null): void {
+    this.writer.track(entries);
+    if (this.currentSession.leafId === before) return;
+    const state = this.agent.state;
+    const current = {
+      model: state.model,
+      thinkingLevel: state.thinkingLevel,
+      activeToolNames: state.tools.map((tool) => tool.name),
+    };
+    const names = this.allTools.map((tool) => tool.name);
+    for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
+    this.compactor.reset();
+    this.reloadTranscript();
   }
 
   /** Replaces the agent's transcript with the session's context (after a compaction, a move, an append). */
@@ -691,5 +750,6 @@ const INITIAL_PHASE: Readonly<Record<HarnessOperation, HarnessPhase>> = {
   continue: "turn",
   compact: "compaction",
   navigateTree: "branch_summary",
+  mergeBranch: "branch_summary",
   fork: "idle",
 };

@@ -3,11 +3,10 @@ import { defaultCompactionStrategy, type SummarizerTarget } from "@arbor/compact
 import { type CreateSessionOptions, Session } from "@arbor/session-store";
 import { InvalidHarnessOptionsError } from "./errors.js";
 import type { HarnessOptions, HarnessRuntime } from "./harness-options.js";
-import { HarnessSession } from "./harness-session.js";
+import { HarnessSession, type SessionHost } from "./harness-session.js";
 import { HookRegistry } from "./hook-registry.js";
 import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
 import { type ModelSources, resolveModelReference } from "./models.js";
-import type { SessionHost } from "./session-types.js";
 import { resolveHarnessSettings } from "./settings.js";
 
 /** Options of `AgentHarness.newSession()`. */
@@ -171,11 +170,8 @@ export function createHarness(options: HarnessOptions): AgentHarness {
     strategy: options.compactionStrategy ?? defaultCompactionStrategy,
     store,
     cwd: options.cwd ?? process.cwd(),
-    home: options.home,
-    loadResources: options.loadResources ?? true,
+    resources: options.resources,
     systemPrompt: options.systemPrompt,
-    appendSystemPrompt: options.appendSystemPrompt,
-    guidelines: options.guidelines,
     hooks,
     now: options.now ?? (() => new Date()),
     sleep: options.sleep ?? defaultSleep,

@@ -10,7 +10,7 @@ import type {
 import type { Context, Model, ProviderResponseInfo, StreamOptions } from "@arbor/ai-providers";
 import type { CompactionPreparation } from "@arbor/compaction";
 import type { SessionEntry } from "@arbor/session-store";
-import type { ExpandedInput } from "./input-expansion.js";
+import type { ExpandedInput } from "./session-resources.js";
 
 /**
  * The hooks of seed 000 section 9, plus the loop's `prepareNextTurn` and `shouldStopAfterTurn`. Each hook
@@ -113,9 +113,14 @@ export interface SessionBeforeCompactResult {
 
 /** What `session_before_tree` sees: a move of the leaf about to happen. */
 export interface SessionBeforeTreeEvent {
+  /** `navigateTree`: the leaf moves to `targetId`; `mergeBranch`: a branch is folded into `targetId`'s. */
+  operation: "navigateTree" | "mergeBranch";
   /** The entry the session continues from after the move (`null`: before the first entry). */
   targetId: string | null;
+  /** The session's leaf before the operation. */
   oldLeafId: string | null;
+  /** The last entry of the branch to summarize: `oldLeafId` for a move, the merged branch's leaf for a merge. */
+  sourceLeafId: string | null;
   /** The entries of the branch being left (oldest first); empty when moving forward along the path. */
   entriesToSummarize: readonly SessionEntry[];
   /** The deepest entry both paths share. */

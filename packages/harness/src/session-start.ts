@@ -5,8 +5,7 @@ import type { HarnessRuntime } from "./harness-options.js";
 import { modelReference, tryResolveModel } from "./models.js";
 import type { PendingWrite } from "./pending-writes.js";
 import { createRecallTool, RECALL_TOOL_NAME } from "./recall-tool.js";
-import { emptyHarnessResources, type HarnessResources, loadHarnessResources } from "./resources.js";
-import { buildSystemPrompt, type SystemPromptOptions } from "./system-prompt.js";
+import { emptyHarnessResources, type HarnessResources } from "./session-resources.js";
 
 /** What a harness session starts with. Internal. */
 export interface SessionStartState {
@@ -23,7 +22,7 @@ export interface SessionStartState {
 }
 
 /**
- * Loads the resources of the session's working directory and works out its model, thinking level and active
+ * Loads the resources of the session's working directory (with the harness's `resources` loader) and works out its model, thinking level and active
  * tools: a new session takes the harness's defaults (and records the model and thinking level); an opened one
  * takes what its entries record on the current path (seed 000 section 3, `deriveSessionContextState`) —
  * when a recorded model does not resolve or a recorded tool is unknown, the default is used and a warning
@@ -34,11 +33,7 @@ export async function restoreSessionState(
   session: Session,
   origin: "new" | "open",
 ): Promise<SessionStartState> {
-  const resources = runtime.loadResources
-    ? await loadHarnessResources(
-        runtime.home === undefined ? { cwd: session.cwd } : { cwd: session.cwd, home: runtime.home },
-      )
-    : emptyHarnessResources();
+  const resources = (await runtime.resources?.load(session.cwd)) ?? emptyHarnessResources();
   const tools = [...runtime.tools];
   if (runtime.recallTool && !tools.some((tool) => tool.name === RECALL_TOOL_NAME)) {
     tools.push(createRecallTool({ getSession: () => session }) as unknown as AgentTool);
@@ -114,9 +109,8 @@ export function settingsToRecord(
 }
 
 /**
- * The system prompt of a session: `buildSystemPrompt` over the active tools, the resources, the date and the
- * cwd — with the harness's `systemPrompt` string in place of the role statement and guidelines, its
- * `appendSystemPrompt` and `guidelines`; or the harness's `systemPrompt` function given those options.
+ * The system prompt of a session: the harness's `systemPrompt` string as it is, or its builder given the
+ * active tools, the resources, the date and the cwd; empty without one.
  */
 export function composeSystemPrompt(
   runtime: HarnessRuntime,
@@ -124,16 +118,8 @@ export function composeSystemPrompt(
   resources: HarnessResources,
   activeTools: readonly AgentTool[],
 ): string {
-  const options: SystemPromptOptions = {
-    cwd,
-    tools: activeTools.map((tool) => ({ name: tool.name, description: tool.description })),
-    resources,
-    date: runtime.now(),
-  };
-  if (typeof runtime.systemPrompt === "string") options.customPrompt = runtime.systemPrompt;
-  if (runtime.appendSystemPrompt !== undefined) options.appendPrompt = runtime.appendSystemPrompt;
-  if (runtime.guidelines !== undefined) options.guidelines = runtime.guidelines;
-  return typeof runtime.systemPrompt === "function"
-    ? runtime.systemPrompt(options)
-    : buildSystemPrompt(options);
+  const { systemPrompt } = runtime;
+  if (typeof systemPrompt !== "function") return systemPrompt ?? "";
+  const tools = activeTools.map((tool) => ({ name: tool.name, description: tool.description }));
+  return systemPrompt({ cwd, tools, resources, date: runtime.now() });
 }

@@ -1,6 +1,5 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import type { AssistantMessage, ImageContent, Model, ThinkingLevel } from "@arbor/ai-providers";
-import type { HarnessSession } from "./harness-session.js";
 import type { HarnessOperation, HarnessPhase } from "./phase.js";
 
 /** Options of `prompt()`. */
@@ -32,10 +31,4 @@ export interface HarnessSessionState {
     readonly followUp: readonly AgentMessage[];
     readonly nextTurn: readonly AgentMessage[];
   };
-}
-
-/** Who keeps track of a harness's open sessions. Internal. */
-export interface SessionHost {
-  started(session: HarnessSession): void;
-  closed(session: HarnessSession): void;
 }

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { contextFileDirectories, loadContextFiles } from "../src/context-files.js";
-import { loadHarnessResources, resolveArborHome } from "../src/resources.js";
+import { contextFileDirectories, loadContextFiles } from "../src/resources/context-files.js";
+import { createResourceLoader, loadHarnessResources } from "../src/resources/index.js";
 
 const roots: string[] = [];
 
@@ -162,30 +162,35 @@ describe("loadContextFiles", () => {
 });
 
 describe("loadHarnessResources", () => {
-  it("takes the home from $ARBOR_HOME when none is given, and collects every kind of resource", async () => {
+  it("reads the home it is given (never $ARBOR_HOME), and collects every kind of resource", async () => {
     const root = await tempTree({
-      "arbor-home/AGENTS.md": "from ARBOR_HOME",
+      "arbor-home/AGENTS.md": "from the given home",
       "arbor-home/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lint the code\n---\nRun the linter.",
       "arbor-home/prompts/review.md": "Review $1",
+      "env-home/AGENTS.md": "from ARBOR_HOME",
       "project/AGENTS.md": null,
     });
     const previous = process.env.ARBOR_HOME;
-    process.env.ARBOR_HOME = join(root, "arbor-home");
+    process.env.ARBOR_HOME = join(root, "env-home");
     try {
-      expect(resolveArborHome()).toBe(join(root, "arbor-home"));
-      const resources = await loadHarnessResources({ cwd: join(root, "project") });
+      const resources = await loadHarnessResources({
+        cwd: join(root, "project"),
+        home: join(root, "arbor-home"),
+      });
       expect(under(root, resources.contextFiles)).toEqual([
-        { path: join(root, "arbor-home/AGENTS.md"), content: "from ARBOR_HOME" },
+        { path: join(root, "arbor-home/AGENTS.md"), content: "from the given home" },
       ]);
       expect(resources.skills.map((skill) => skill.name)).toEqual(["lint"]);
       expect(resources.promptTemplates.map((template) => template.name)).toEqual(["review"]);
       expect(resources.warnings).toEqual([
         `Cannot read context file ${join(root, "project/AGENTS.md")}: it is a directory`,
       ]);
+      const loader = createResourceLoader({ home: join(root, "arbor-home") });
+      expect(await loader.load(join(root, "project"))).toEqual(resources);
+      expect((await loader.expandInput("/review main.ts", resources)).text).toBe("Review main.ts");
     } finally {
       if (previous === undefined) delete process.env.ARBOR_HOME;
       else process.env.ARBOR_HOME = previous;
     }
-    expect(resolveArborHome(join(root, "explicit"))).toBe(join(root, "explicit"));
   });
 });

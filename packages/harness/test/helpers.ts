@@ -18,6 +18,7 @@ import {
   type HarnessOptions,
   type HarnessSession,
 } from "../src/index.js";
+import { createResourceLoader, createSystemPromptBuilder } from "../src/resources/index.js";
 
 /** A store under test: created in a temp ARBOR_HOME (JSONL) or in memory, and reopenable as a fresh instance. */
 export interface StoreFixture {
@@ -158,7 +159,8 @@ export function createTestHarness(
     model: provider.model,
     store: fixture.store,
     cwd: fixture.cwd,
-    home: fixture.home,
+    resources: createResourceLoader({ home: fixture.home }),
+    systemPrompt: createSystemPromptBuilder(),
     summarizer: { model: summarizer.model, streamFn: summarize },
     sleep: async (ms) => {
       sleeps.push(ms);

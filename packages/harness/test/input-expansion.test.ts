@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expandInput, parseSlashCommand } from "../src/input-expansion.js";
-import { type HarnessResources, loadHarnessResources } from "../src/resources.js";
+import type { HarnessResources } from "../src/index.js";
+import { expandInput, loadHarnessResources, parseSlashCommand } from "../src/resources/index.js";
 
 let root: string;
 let resources: HarnessResources;

@@ -17,6 +17,7 @@ import {
   UnresolvedModelError,
 } from "../src/index.js";
 import { wrapStreamFn } from "../src/provider-stream.js";
+import { createSystemPromptBuilder } from "../src/resources/index.js";
 import { echoTool } from "./helpers.js";
 
 describe("resolveHarnessSettings", () => {
@@ -68,7 +69,6 @@ describe("createHarness", () => {
       registry,
       model: "scripted/scripted-model",
       store,
-      loadResources: false,
     });
     expect(harness.defaultModel).toBe(provider.model);
     expect(() => createHarness({ registry, model: "scripted/nope", store })).toThrow(UnresolvedModelError);
@@ -103,7 +103,7 @@ describe("createHarness", () => {
       streamFn: provider.stream,
       model: provider.model,
       store,
-      loadResources: false,
+      systemPrompt: createSystemPromptBuilder(),
     });
     const session = await withRecall.newSession();
     expect(session.state.activeToolNames).toEqual(["recall"]);
@@ -115,7 +115,6 @@ describe("createHarness", () => {
       store,
       recallTool: false,
       tools: [echoTool()],
-      loadResources: false,
       systemPrompt: (options) => `custom prompt with ${options.tools.map((tool) => tool.name).join(",")}`,
     });
     const plain = await without.newSession();

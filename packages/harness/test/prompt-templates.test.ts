@@ -7,7 +7,7 @@ import {
   loadPromptTemplates,
   loadPromptTemplatesFromDirectory,
   parseCommandArguments,
-} from "../src/prompt-templates.js";
+} from "../src/resources/prompt-templates.js";
 
 const roots: string[] = [];
 

@@ -62,7 +62,6 @@ describe("any sequence of operations", () => {
           model: provider.model,
           store,
           tools: [bulkTool(6000)],
-          loadResources: false,
           summarizer: { model: summarizer.model, streamFn: summarizer.stream },
           settings: { compaction: { reserveTokens: 2000, keepRecentTokens: 600 } },
           onError: (error: unknown) => {

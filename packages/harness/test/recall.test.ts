@@ -20,7 +20,8 @@ import {
   type StoredEntry,
 } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import { createRecallTool, type RecallToolArguments, type RecallToolDetails } from "../src/recall-tool.js";
+import type { RecallToolArguments, RecallToolDetails } from "../src/recall-parameters.js";
+import { createRecallTool } from "../src/recall-tool.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // A session built turn by turn, with a clock that ticks one second per reading.

@@ -2,14 +2,14 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Skill } from "../src/resources.js";
+import type { Skill } from "../src/index.js";
 import {
   isValidSkillName,
   loadSkills,
   loadSkillsFromDirectory,
   MAX_SKILL_DESCRIPTION_LENGTH,
   parseFrontmatter,
-} from "../src/skills.js";
+} from "../src/resources/skills.js";
 
 const roots: string[] = [];
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { HarnessResources } from "../src/resources.js";
+import type { HarnessResources } from "../src/index.js";
 import {
   buildSystemPrompt,
   defaultGuidelines,
   formatPromptDate,
   ROLE_STATEMENT,
   type SystemPromptOptions,
-} from "../src/system-prompt.js";
+} from "../src/resources/system-prompt.js";
 
 // A local-time date, so that the calendar date is the same in every time zone.
 const DATE = new Date(2026, 2, 14, 12, 0, 0);

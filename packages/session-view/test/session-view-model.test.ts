@@ -37,8 +37,6 @@ async function startSession(
     model: provider.model,
     store,
     cwd: root,
-    home: join(root, "home"),
-    loadResources: false,
     tools: [echo as never],
   });
   const session = await harness.newSession();

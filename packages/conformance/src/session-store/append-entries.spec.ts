@@ -1,6 +1,5 @@
 import type { SessionEntry, SessionStore, StoredEntry } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import {
   asStored,
   assistantEntry,
@@ -13,6 +12,7 @@ import {
   unknownTypeEntry,
   userEntry,
 } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 function treeFields(entries: readonly (StoredEntry | SessionEntry)[]) {
   return entries.map(({ type, id, parentId }) => ({ type, id, parentId }));

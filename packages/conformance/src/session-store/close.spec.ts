@@ -1,7 +1,7 @@
 import type { SessionStore } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import { chain, makeHeader } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 /** `close` (optional): harmless to repeat, and what was written before it was written. */
 export function closeSpec<TStore extends SessionStore>(suite: SessionStoreSuite<TStore>): void {

@@ -1,7 +1,7 @@
 import type { SessionStore } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import { asStored, at, chain, expectCode, makeHeader } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 /** `createSession`: header round trip, duplicate ids, empty sessions, independence. */
 export function createSessionSpec<TStore extends SessionStore>(suite: SessionStoreSuite<TStore>): void {

@@ -1,7 +1,7 @@
 import type { SessionStore } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import { asStored, chain, expectCode, makeHeader, newSessionId } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 /** `deleteSession`: gone everywhere, others untouched, unknown ids. */
 export function deleteSessionSpec<TStore extends SessionStore>(suite: SessionStoreSuite<TStore>): void {

@@ -6,37 +6,8 @@ import { createSessionSpec } from "./create-session.spec.js";
 import { deleteSessionSpec } from "./delete-session.spec.js";
 import { listSessionsSpec } from "./list-sessions.spec.js";
 import { readSessionSpec } from "./read-session.spec.js";
+import type { DescribeSessionStoreOptions, SessionStoreSuite } from "./session-store-suite.js";
 import { watchSpec } from "./watch.spec.js";
-
-/** Options of {@link describeSessionStore}. */
-export interface DescribeSessionStoreOptions<TStore extends SessionStore = SessionStore> {
-  /** Shown in the test names. */
-  name: string;
-  /**
-   * Makes the store one test uses. Called before every test.
-   *
-   * Contract: instances may share storage (one database, one directory): the suite never assumes an
-   * empty store — each test uses its own session ids and its own `cwd` for listings.
-   */
-  create: () => TStore | Promise<TStore>;
-  /**
-   * Cleans up after a test (close the store, remove a temporary directory, drop a schema). When absent,
-   * the suite calls the store's `close()` if it has one.
-   */
-  destroy?: (store: TStore) => void | Promise<void>;
-  /**
-   * Damages the stored header of `sessionId` so that it can no longer be read (JSONL: overwrite line 1
-   * with bytes that are not JSON). The corrupt-data specs are skipped when absent.
-   */
-  corrupt?: (store: TStore, sessionId: string) => void | Promise<void>;
-}
-
-/** What each spec file receives: the options and the store of the running test. */
-export interface SessionStoreSuite<TStore extends SessionStore = SessionStore> {
-  options: DescribeSessionStoreOptions<TStore>;
-  /** The store of the running test. */
-  store(): TStore;
-}
 
 /**
  * Registers the vitest suite every {@link SessionStore} backend passes, one spec file per method:

@@ -1,6 +1,5 @@
 import type { SessionEntry, SessionStore, SessionSummary } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import {
   at,
   chain,
@@ -11,6 +10,7 @@ import {
   unknownTypeEntry,
   userEntry,
 } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 /** `listSessions`: order, summaries, `cwd` filter, pagination. */
 export function listSessionsSpec<TStore extends SessionStore>(suite: SessionStoreSuite<TStore>): void {

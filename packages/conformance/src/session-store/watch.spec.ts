@@ -1,7 +1,7 @@
 import type { SessionStore, SessionWatch, StoredEntry } from "@arbor/session-store";
 import { describe, expect, it, vi } from "vitest";
-import type { SessionStoreSuite } from "./describe-session-store.js";
 import { chain, expectCode, makeHeader, newSessionId } from "./fixtures.js";
+import type { SessionStoreSuite } from "./session-store-suite.js";
 
 /** Collects what a watch delivers: the ids, and the size of each delivery. */
 function recorder() {

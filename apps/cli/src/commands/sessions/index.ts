@@ -13,7 +13,6 @@ import { addShowCommand } from "./show.js";
 
 export { type BranchDiff, type DiffSide, diffBranches } from "./branch-diff.js";
 export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
-export { deterministicMergeSummary, type MergeDetails } from "./merge.js";
 
 /**
  * The `sessions` command and its subcommands (`list` is the default):

@@ -4,23 +4,16 @@
  * conversation continues from there knowing what the other branch found. The merged branch's entries stay
  * in the log; the session's leaf becomes the new summary.
  *
- * The summary comes from compaction's `generateBranchSummary` with the model `resolveSummarizer` gives; with
- * `--no-summarize`, or no model, it is a deterministic digest (the branch's last assistant text and its file
- * operations), marked as such. The entry is written through `Session.flush`, so the store's lock and its
- * last-entry check apply: a session another process is writing to is refused, not corrupted.
+ * The merge is the harness's `HarnessSession.mergeBranch()` (its hooks, phases, events and busy guard): the
+ * summary comes from the model `resolveSummarizer` gives; with `--no-summarize`, or no model, it is the
+ * deterministic digest of `@arbor/compaction` (the branch's last assistant text and its file operations),
+ * marked as such. The entry is written at the harness's save point, so the store's lock and its last-entry
+ * check apply: a session another process is writing to is refused, not corrupted.
  */
-
+import type { Model, StreamFn } from "@arbor/ai-providers";
 import { ArborUserError, resolveEntryReference, resolveSessionReference } from "@arbor/app-runtime";
-import {
-  type BranchSummaryDetails,
-  collectEntriesForBranchSummary,
-  entryMessage,
-  FileOperationTracker,
-  formatFileOperations,
-  generateBranchSummary,
-  truncateMiddle,
-} from "@arbor/compaction";
-import { Session, type SessionEntry, type SessionStore } from "@arbor/session-store";
+import { createHarness, type MergeBranchResult } from "@arbor/harness";
+import type { SessionStore } from "@arbor/session-store";
 import { countOf } from "@arbor/session-view";
 import type { Command } from "commander";
 import { STORE_FACTORIES } from "../../factories.js";
@@ -32,67 +25,6 @@ import {
   writeLines,
 } from "./context.js";
 import { parseSideReference } from "./diff.js";
-
-/** Longest last-assistant text kept in a deterministic merge summary. */
-const MAX_DIGEST_CHARS = 6_000;
-
-/** What a merge records in the summary entry's `details.merge`. */
-export interface MergeDetails {
-  sourceLeafId: string;
-  targetLeafId: string;
-  commonAncestorId: string | null;
-  /** Entries of the merged branch (after the common ancestor). */
-  entries: number;
-  /** `model`: summarized by a model; `deterministic`: the digest without one. */
-  summarizedBy: "model" | "deterministic";
-}
-
-/** The file operations of a branch's entries (tool calls that failed are skipped; earlier summaries' lists kept). */
-function branchFiles(entries: readonly SessionEntry[]): string {
-  const failed = new Set<string>();
-  for (const entry of entries) {
-    const message = entryMessage(entry);
-    if (message?.role === "toolResult" && message.isError) failed.add(message.toolCallId);
-  }
-  const files = new FileOperationTracker();
-  for (const entry of entries) {
-    if (entry.type === "branch_summary" || entry.type === "compaction") files.addDetails(entry.details);
-    const message = entryMessage(entry);
-    if (message !== undefined) files.addMessage(message, failed);
-  }
-  return formatFileOperations(files.result());
-}
-
-/**
- * The summary without a model: a marker line, the branch's last assistant text (cut to 6,000 characters),
- * and its file operations.
- *
- * Contract: pure; deterministic.
- */
-export function deterministicMergeSummary(entries: readonly SessionEntry[], sourceLeafId: string): string {
-  let last: string | undefined;
-  for (let index = entries.length - 1; index >= 0 && last === undefined; index--) {
-    const message = entryMessage(entries[index]!);
-    if (message?.role !== "assistant") continue;
-    const text = message.content
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join("\n")
-      .trim();
-    if (text !== "") last = text;
-  }
-  return (
-    [
-      `[Merged without a model: the last assistant message of branch ${sourceLeafId} and its file operations. ` +
-        `The branch's ${countOf(entries.length, "entry", "entries")} are still in the session log.]`,
-      "",
-      "## Last assistant message",
-      last === undefined
-        ? "(none: the branch holds no assistant text)"
-        : truncateMiddle(last, MAX_DIGEST_CHARS),
-    ].join("\n") + branchFiles(entries)
-  );
-}
 
 interface MergeOptions {
   into: string;
@@ -106,10 +38,14 @@ async function sessionReference(
   store: SessionStore,
   branch: string,
   options: MergeOptions,
+  command: Command,
   deps: SessionsCommandDeps,
 ): Promise<{ session: string; branchEntry: string }> {
   const side = parseSideReference(branch, deps.cwd);
-  if (options.session !== undefined) return { session: options.session, branchEntry: side.entry ?? branch };
+  // Under `arbor`, the program's own `--session <session>` takes the long form before merge sees it.
+  const global = (command.optsWithGlobals() as { session?: unknown }).session;
+  const named = options.session ?? (typeof global === "string" ? global : undefined);
+  if (named !== undefined) return { session: named, branchEntry: side.entry ?? branch };
   if (side.session !== undefined && side.entry !== undefined)
     return { session: side.session, branchEntry: side.entry };
   const latest = (await store.listSessions({ cwd: deps.cwd, limit: 1 })).sessions[0];
@@ -123,18 +59,86 @@ async function sessionReference(
   return { session: latest.id, branchEntry: branch };
 }
 
-/** Summarizes the branch with the model, or undefined when the model gave nothing usable. */
-async function modelSummary(
-  entries: readonly SessionEntry[],
-  summarizer: SummarizerChoice,
-): Promise<{ summary: string; details: BranchSummaryDetails } | undefined> {
-  const outcome = await generateBranchSummary(entries, {
-    stream: summarizer.stream,
-    model: summarizer.model,
+/**
+ * A model standing for one the session records: the harness resumes the session with it, and merge never
+ * calls it (summaries go to the summarizer).
+ */
+function recordedModel(reference: string): Model {
+  const slash = reference.indexOf("/");
+  return {
+    id: reference.slice(slash + 1),
+    name: reference,
+    provider: reference.slice(0, Math.max(0, slash)),
+    api: "openai-completions",
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 200_000,
+    maxTokens: 8_192,
+  };
+}
+
+/** The stream of a harness that must never call a model (merging without a summarizer). */
+const noModel: StreamFn = () => {
+  throw new Error("arbor sessions merge: no model is configured.");
+};
+
+/** How the summary was made, for the output line. */
+function howSummarized(
+  result: Extract<MergeBranchResult, { kind: "merged" }>,
+  summarizer: SummarizerChoice | undefined,
+  summarize: boolean,
+): string {
+  if (summarizer === undefined) {
+    return summarize
+      ? "deterministic summary (no model configured)"
+      : "deterministic summary (--no-summarize)";
+  }
+  if (result.merge.summarizedBy === "hook") return "summarized by a hook";
+  if (result.merge.summarizedBy === "deterministic")
+    return "deterministic summary (the model returned nothing)";
+  if (result.fallback !== undefined) return `summarized without the model, which failed: ${result.fallback}`;
+  return `summarized by ${summarizer.model.provider}/${summarizer.model.id}`;
+}
+
+/** Opens the session in a harness of its own and merges there; rejects with what the store refused. */
+async function mergeInHarness(
+  store: SessionStore,
+  sessionId: string,
+  references: { branch: string; into: string },
+  options: MergeOptions,
+  deps: SessionsCommandDeps,
+): Promise<{ result: MergeBranchResult; summarizer: SummarizerChoice | undefined; sessionId: string }> {
+  const summarizer = options.summarize ? await deps.resolveSummarizer?.() : undefined;
+  const storeErrors: unknown[] = [];
+  const harness = createHarness({
+    streamFn: summarizer?.stream ?? noModel,
+    model: summarizer?.model ?? recordedModel("arbor/merge"),
+    resolveModel: recordedModel,
+    store,
+    recallTool: false,
+    ...(summarizer === undefined
+      ? {}
+      : { summarizer: { model: summarizer.model, streamFn: summarizer.stream } }),
+    onError: () => undefined,
   });
-  if (outcome.kind === "aborted")
-    throw new ArborUserError("command_failed", `Summarizing the branch was aborted: ${outcome.message}`);
-  return outcome.kind === "summarized" ? { summary: outcome.summary, details: outcome.details } : undefined;
+  try {
+    const session = await harness.openSession(sessionId);
+    session.subscribe((event) => {
+      if (event.type === "save_error") storeErrors.push(event.error);
+    });
+    const source = resolveEntryReference(session.session, references.branch);
+    const target = resolveEntryReference(session.session, references.into);
+    const result = await session.mergeBranch(source, {
+      into: target,
+      summarize: summarizer !== undefined,
+      ...(options.message === undefined ? {} : { message: options.message }),
+    });
+    if (storeErrors.length > 0) throw storeErrors[0];
+    return { result, summarizer, sessionId: session.id };
+  } finally {
+    await harness.close();
+  }
 }
 
 /** Adds `merge` to the `sessions` command. */
@@ -153,7 +157,7 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
     .action(
       runAction(deps, "merge", async (branch: string, options: MergeOptions, command: Command) => {
         await withStore(deps, command, { readOnly: false }, async (store) => {
-          const reference = await sessionReference(store, branch, options, deps);
+          const reference = await sessionReference(store, branch, options, command, deps);
           const resolved = await resolveSessionReference(store, reference.session, {
             cwd: deps.cwd,
             stores: STORE_FACTORIES,
@@ -166,58 +170,23 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
                   "Import it first (`arbor sessions import <file>`), then merge in the imported session.",
               );
             }
-            const session = await Session.open(resolved.store, resolved.sessionId);
             const into = parseSideReference(options.into, deps.cwd);
-            const source = resolveEntryReference(session, reference.branchEntry);
-            const target = resolveEntryReference(session, into.entry ?? options.into);
-            if (source === target)
-              throw new ArborUserError(
-                "command_failed",
-                `The branch and the target are the same entry (${source}).`,
-              );
-            const { entries, commonAncestorId } = collectEntriesForBranchSummary(session, source, target);
-            if (entries.length === 0) {
-              throw new ArborUserError(
-                "command_failed",
-                `Nothing to merge: ${source} is on the branch to ${target}, which already holds it.`,
-              );
-            }
-            const summarizer = options.summarize ? await deps.resolveSummarizer?.() : undefined;
-            const fromModel = summarizer === undefined ? undefined : await modelSummary(entries, summarizer);
-            const merge: MergeDetails = {
-              sourceLeafId: source,
-              targetLeafId: target,
-              commonAncestorId,
-              entries: entries.length,
-              summarizedBy: fromModel === undefined ? "deterministic" : "model",
-            };
-            const body = fromModel?.summary ?? deterministicMergeSummary(entries, source);
-            const heading =
-              `Merged from branch ${source}, which left this conversation ` +
-              `${commonAncestorId === null ? "at its start" : `after ${commonAncestorId}`}.`;
-            const note =
-              options.message === undefined || options.message.trim() === "" ? [] : [options.message.trim()];
-            if (session.leafId !== target) session.moveTo(target);
-            const entry = session.appendBranchSummary({
-              fromId: source,
-              summary: [heading, ...note, body].join("\n\n"),
-              details: { ...(fromModel?.details ?? {}), merge },
-            });
-            await session.flush();
-            const how =
-              summarizer === undefined
-                ? options.summarize
-                  ? "deterministic summary (no model configured)"
-                  : "deterministic summary (--no-summarize)"
-                : fromModel === undefined
-                  ? "deterministic summary (the model returned nothing)"
-                  : fromModel.details.fallback !== undefined
-                    ? `summarized without the model, which failed: ${fromModel.details.fallback.message}`
-                    : `summarized by ${summarizer.model.provider}/${summarizer.model.id}`;
+            const { result, summarizer, sessionId } = await mergeInHarness(
+              resolved.store,
+              resolved.sessionId,
+              { branch: reference.branchEntry, into: into.entry ?? options.into },
+              options,
+              deps,
+            );
+            if (result.kind === "cancelled")
+              throw new ArborUserError("command_failed", "The merge was cancelled by a hook.");
+            if (result.kind === "aborted")
+              throw new ArborUserError("command_failed", "Summarizing the branch was aborted.");
+            const { sourceLeafId, targetLeafId, entries } = result.merge;
             writeLines(deps.stdout, [
-              `Merged branch ${source} (${countOf(entries.length, "entry", "entries")}) into ${target}: ` +
-                `branch_summary ${entry.id}, ${how}.`,
-              `Session ${session.id} now continues from ${entry.id}.`,
+              `Merged branch ${sourceLeafId} (${countOf(entries, "entry", "entries")}) into ${targetLeafId}: ` +
+                `branch_summary ${result.entryId}, ${howSummarized(result, summarizer, options.summarize)}.`,
+              `Session ${sessionId} now continues from ${result.entryId}.`,
             ]);
           } finally {
             await resolved.release();

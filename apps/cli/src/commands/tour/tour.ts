@@ -28,6 +28,7 @@ import {
 import { createCodingTools } from "@arbor/coding-tools";
 import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { createHarness, type HarnessSession } from "@arbor/harness";
+import { createSystemPromptBuilder } from "@arbor/harness/resources";
 import { formatCount, treeTextLines } from "@arbor/session-view";
 import { STORE_FACTORIES } from "../../factories.js";
 import { type CliIo, colorEnabled } from "../../io.js";
@@ -110,8 +111,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     store,
     tools: createCodingTools({ cwd: folder }),
     cwd: folder,
-    home,
-    loadResources: false,
+    systemPrompt: createSystemPromptBuilder(),
     settings: { compaction: TOUR_COMPACTION },
     onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
   });

@@ -3,7 +3,7 @@
  * `/skill:name` and prompt templates (`/name`) known to the session pass through to `session.prompt()`,
  * which expands them; anything else gets a notice with the nearest command.
  */
-import { SKILL_COMMAND_PREFIX } from "@arbor/harness";
+import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "@arbor/session-view";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";

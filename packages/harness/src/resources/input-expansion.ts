@@ -1,27 +1,12 @@
 import { readFile } from "node:fs/promises";
+import type { ExpandedInput, HarnessResources, Skill } from "../session-resources.js";
 import { expandPromptTemplate } from "./prompt-templates.js";
-import type { HarnessResources, Skill } from "./resources.js";
 import { describeFileError, parseFrontmatter } from "./skills.js";
 
 /**
  * Expansion of what the user types: `/skill:name args` loads a skill's instructions into the prompt,
  * `/name args` fills a prompt template; anything else is passed on as typed.
  */
-
-/** What {@link expandInput} made of the user's text. */
-export interface ExpandedInput {
-  /** The text to send as the user's message. */
-  text: string;
-  /** `skill`: a `/skill:name` was expanded; `template`: a `/name` template; `plain`: unchanged. */
-  kind: "plain" | "skill" | "template";
-  /** The skill's or template's name (for `skill` and `template`). */
-  name?: string;
-  /**
-   * Set when the input named a skill whose file could not be read: the text is then returned unchanged
-   * (`kind: "plain"`) and this says why, for the user.
-   */
-  warning?: string;
-}
 
 /** A slash command as typed: `/name argument text`. */
 export interface SlashCommand {

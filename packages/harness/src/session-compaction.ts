@@ -1,3 +1,4 @@
+import type { AgentMessage } from "@arbor/agent-core";
 import {
   describeError,
   type Model,
@@ -9,12 +10,24 @@ import {
   type CompactionSettings,
   type CompactionStrategy,
   type SummarizerTarget,
+  shouldCompact,
   tokensOfChars,
 } from "@arbor/compaction";
 import type { Session, SessionEntry } from "@arbor/session-store";
+import type { NavigationDependencies } from "./branch-navigation.js";
+import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
 import type { HarnessCompactionOutcome, HarnessEvent } from "./events.js";
+import type { HarnessRuntime } from "./harness-options.js";
 import type { HookRunner } from "./hook-registry.js";
 import type { CompactionReason, CustomCompaction } from "./hooks.js";
+import type { SessionEvents } from "./session-events.js";
+import type { SessionWriter } from "./session-writer.js";
+
+/**
+ * Compaction in the harness: the check before every model call, compaction on demand and after an
+ * overflow ({@link SessionCompactor}), and one compaction planned, summarized and appended
+ * ({@link runCompaction}). The estimate it checks is `estimateTranscriptTokens` (context-usage.ts).
+ */
 
 /** What a compaction needs from its session. Internal. */
 export interface CompactionDependencies {
@@ -178,4 +191,112 @@ export async function runCompaction(
     tokensAfter,
     fromHook: custom !== undefined,
   });
+}
+
+/** What the compactor needs from its harness session. Internal. */
+export interface CompactorHost {
+  readonly runtime: HarnessRuntime;
+  readonly session: Session;
+  readonly hooks: HookRunner;
+  readonly writer: SessionWriter;
+  readonly events: SessionEvents;
+  /** The model of the next call. */
+  model(): Model;
+}
+
+/**
+ * The compactions of one harness session: the check before every model call (seed 000 sections 4 and 5.1),
+ * compaction on demand and after an overflow — never two at once. Internal.
+ */
+export class SessionCompactor {
+  private running = false;
+  /** After a threshold compaction that could not help: the size the context must pass before the next try. */
+  private retryAbove: number | undefined;
+
+  constructor(private readonly host: CompactorHost) {}
+
+  /** True while a compaction runs: the session's phase is then `compaction`. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Forgets a failed threshold attempt (the context or the model changed). */
+  reset(): void {
+    this.retryAbove = undefined;
+  }
+
+  /**
+   * The check before a model call: estimate the transcript plus the messages about to be sent (O(messages
+   * since the last reply), see `estimateTranscriptTokens`) and compact when it passes `contextWindow -
+   * reserveTokens`. Returns the session's new context when it compacted. After a compaction that could not
+   * help (nothing to compact, cancelled, failed), the next attempt waits until the context has grown by an
+   * eighth of `keepRecentTokens`, so that a session stuck over the threshold is not re-planned at every call.
+   */
+  async beforeCall(
+    transcript: readonly AgentMessage[],
+    pending: readonly AgentMessage[],
+    signal: AbortSignal,
+  ): Promise<AgentMessage[] | undefined> {
+    const settings = this.host.runtime.settings.compaction;
+    if (!settings.enabled) return undefined;
+    const tokens = withPendingMessages(estimateTranscriptTokens(transcript), pending).tokens;
+    if (!shouldCompact(tokens, this.host.model().contextWindow, settings)) return undefined;
+    if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
+    const outcome = await this.run("threshold", this.host.session.leafId, undefined, signal);
+    if (outcome.kind !== "compacted") {
+      this.retryAbove = tokens + Math.max(1, Math.floor(settings.keepRecentTokens / 8));
+      return undefined;
+    }
+    return this.host.session.buildContext().messages as AgentMessage[];
+  }
+
+  /**
+   * Runs one compaction of the branch ending at `leafId` (the session is in phase `compaction` meanwhile), after
+   * writing what is pending.
+   * A call while another compaction runs resolves to `failed` at once — the phases already forbid it; this is
+   * the last guard.
+   */
+  async run(
+    reason: CompactionReason,
+    leafId: string | null,
+    instructions: string | undefined,
+    signal: AbortSignal,
+  ): Promise<HarnessCompactionOutcome> {
+    if (this.running) return { kind: "failed", message: "Another compaction of this session is running." };
+    this.running = true;
+    const host = this.host;
+    try {
+      await host.writer.save("operation");
+      const outcome = await runCompaction(
+        {
+          ...this.summaryDependencies(),
+          strategy: host.runtime.strategy,
+          save: async (entries) => {
+            host.writer.track(entries);
+            await host.writer.save("operation");
+          },
+        },
+        { reason, leafId, instructions, signal },
+      );
+      if (outcome.kind === "compacted") this.retryAbove = undefined;
+      return outcome;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** What compaction and branch summaries share: the session, the summarizer, the settings, the hooks. */
+  summaryDependencies(): Omit<NavigationDependencies, "signal"> {
+    const { runtime, session, hooks, events } = this.host;
+    return {
+      session,
+      model: this.host.model(),
+      streamFn: runtime.streamFn,
+      summarizer: runtime.summarizer,
+      settings: runtime.settings.compaction,
+      hooks,
+      streamOptions: runtime.settings.streamOptions,
+      emit: (event) => events.emit(event),
+    };
+  }
 }

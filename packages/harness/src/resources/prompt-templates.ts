@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { PromptTemplate } from "./resources.js";
+import type { PromptTemplate } from "../session-resources.js";
 import {
   describeFileError,
   listDirectory,

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open, realpath } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { ContextFile } from "./resources.js";
+import type { ContextFile } from "../session-resources.js";
 import { describeFileError, isMissingFileError } from "./skills.js";
 
 /**

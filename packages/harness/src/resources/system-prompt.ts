@@ -1,20 +1,18 @@
-import type { ContextFile, HarnessResources, Skill } from "./resources.js";
+import type { ContextFile, Skill, SystemPromptBuilder, SystemPromptInput } from "../session-resources.js";
 
 /**
  * The system prompt of a coding session: who the model is, the tools it has, how to work, the project's
  * instructions (context files), the skills it may load, the date and the working directory.
  */
 
-/** Options of {@link buildSystemPrompt}. */
-export interface SystemPromptOptions {
-  /** The working directory, named in the prompt. */
-  cwd: string;
-  /** The active tools: each is listed with the first line of its description. */
-  tools: readonly { name: string; description: string }[];
-  /** Context files and skills to include (from `loadHarnessResources`). */
-  resources: HarnessResources;
+/** Options of {@link buildSystemPrompt}: the session's input, plus how to change the default text. */
+export interface SystemPromptOptions extends Omit<SystemPromptInput, "date">, SystemPromptCustomization {
   /** The current date (default: now). Only the local calendar date is used. */
   date?: Date;
+}
+
+/** How an app changes Arbor's default prompt (options of {@link createSystemPromptBuilder}). */
+export interface SystemPromptCustomization {
   /**
    * Replaces the default role statement and the default guidelines; the tools, extra guidelines, context
    * files, skills, date and working directory still follow it.
@@ -149,4 +147,23 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     options.appendPrompt?.trim() ?? "",
   ];
   return sections.filter((section) => section !== "").join("\n\n");
+}
+
+/**
+ * The harness's `systemPrompt` option for Arbor's coding prompt: {@link buildSystemPrompt} over each
+ * session's tools, resources, date and cwd, with `customization` applied.
+ *
+ * Contract: pure and deterministic, as {@link buildSystemPrompt}.
+ */
+export function createSystemPromptBuilder(
+  customization: SystemPromptCustomization = {},
+): SystemPromptBuilder {
+  const { customPrompt, appendPrompt, guidelines } = customization;
+  return (input) => {
+    const options: SystemPromptOptions = { ...input };
+    if (customPrompt !== undefined) options.customPrompt = customPrompt;
+    if (appendPrompt !== undefined) options.appendPrompt = appendPrompt;
+    if (guidelines !== undefined) options.guidelines = guidelines;
+    return buildSystemPrompt(options);
+  };
 }

@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { Skill } from "./resources.js";
+import type { Skill } from "../session-resources.js";
 
 /**
  * Skills (the Agent Skills format that Claude Code and the pi agent read): a folder holding a `SKILL.md`
