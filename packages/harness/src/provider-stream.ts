@@ -5,7 +5,7 @@ import {
   createAssistantStream,
   createProviderStream,
   describeError,
-  emptyUsage,
+  emptyAssistantMessage,
   type Model,
   type ProviderResponseInfo,
   type StreamFn,
@@ -112,7 +112,7 @@ function deferredStream(model: Model, start: () => Promise<AssistantStream>): As
     if (output.ended) return;
     const message: AssistantMessage = partial
       ? { ...partial, stopReason: "error", errorMessage }
-      : { ...emptyAssistantMessage(model), stopReason: "error", errorMessage };
+      : emptyAssistantMessage(model, { stopReason: "error", errorMessage });
     if (partial === undefined) output.push({ type: "start", partial: message });
     output.push({ type: "error", reason: "error", error: message, partial: message });
   };
@@ -144,17 +144,4 @@ function failedStream(model: Model, errorMessage: string): AssistantStream {
   return createProviderStream(model, undefined, () => {
     throw new Error(errorMessage);
   });
-}
-
-function emptyAssistantMessage(model: Model): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason: "stop",
-    timestamp: Date.now(),
-  };
 }
