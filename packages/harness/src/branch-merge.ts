@@ -2,10 +2,9 @@ import {
   collectEntriesForBranchSummary,
   deterministicMergeSummary,
   formatMergeSummary,
-  generateBranchSummary,
 } from "@arbor/compaction";
 import { type SessionEntry, SessionEntryNotFoundError } from "@arbor/session-store";
-import type { NavigationDependencies } from "./branch-navigation.js";
+import { type NavigationDependencies, summarizeAbandoned } from "./branch-navigation.js";
 import { InvalidMergeError } from "./errors.js";
 
 /** Options of `mergeBranch()`. */
@@ -116,16 +115,7 @@ export async function mergeBranch(
     details = { ...decision.summary.details };
     summarizedBy = "hook";
   } else if (summarize) {
-    const outcome = await generateBranchSummary(entries, {
-      stream: dependencies.streamFn,
-      model: dependencies.model,
-      summarizer: dependencies.summarizer,
-      signal,
-      reserveTokens: dependencies.settings.reserveTokens,
-      toolResultMaxChars: dependencies.settings.toolResultMaxChars,
-      customInstructions: options.instructions,
-      streamOptions: dependencies.streamOptions,
-    });
+    const outcome = await summarizeAbandoned(dependencies, entries, options.instructions);
     if (outcome.kind === "aborted" || signal.aborted) return { kind: "aborted" };
     if (outcome.kind === "summarized") {
       body = outcome.summary;

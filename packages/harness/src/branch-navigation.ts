@@ -92,16 +92,7 @@ export async function navigateTree(
   if (decision?.summary !== undefined) {
     summary = { ...decision.summary, fromHook: true };
   } else if (summarize && entries.length > 0) {
-    const outcome = await generateBranchSummary(entries, {
-      stream: dependencies.streamFn,
-      model: dependencies.model,
-      summarizer: dependencies.summarizer,
-      signal,
-      reserveTokens: dependencies.settings.reserveTokens,
-      toolResultMaxChars: dependencies.settings.toolResultMaxChars,
-      customInstructions: options.instructions,
-      streamOptions: dependencies.streamOptions,
-    });
+    const outcome = await summarizeAbandoned(dependencies, entries, options.instructions);
     if (outcome.kind === "aborted" || signal.aborted) return { kind: "aborted" };
     if (outcome.kind === "summarized") {
       summary = {
@@ -138,4 +129,28 @@ export async function navigateTree(
     fromHook: summary.fromHook,
     entries: moved.entries,
   };
+}
+
+/**
+ * Summarizes the entries a tree operation leaves (navigation) or brings back (merge), with the session's
+ * summarizer and compaction settings. Internal.
+ *
+ * Contract: never throws for a failing model (`generateBranchSummary` falls back); honours the
+ * dependencies' signal.
+ */
+export function summarizeAbandoned(
+  dependencies: NavigationDependencies,
+  entries: SessionEntry[],
+  instructions: string | undefined,
+): ReturnType<typeof generateBranchSummary> {
+  return generateBranchSummary(entries, {
+    stream: dependencies.streamFn,
+    model: dependencies.model,
+    summarizer: dependencies.summarizer,
+    signal: dependencies.signal,
+    reserveTokens: dependencies.settings.reserveTokens,
+    toolResultMaxChars: dependencies.settings.toolResultMaxChars,
+    customInstructions: instructions,
+    streamOptions: dependencies.streamOptions,
+  });
 }

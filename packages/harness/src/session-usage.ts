@@ -1,4 +1,4 @@
-import type { Usage } from "@arbor/ai-providers";
+import { emptyUsage, type Usage } from "@arbor/ai-providers";
 import type { Session, SessionEntry, SessionTreeNode } from "@arbor/session-store";
 
 /** Token counts and cost summed over model calls. */
@@ -23,15 +23,7 @@ export interface SessionUsage extends UsageTotal {
 const COUNTED_TYPES: ReadonlySet<string> = new Set(["message", "compaction", "branch_summary"]);
 
 function emptyTotal(): UsageTotal {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    calls: 0,
-  };
+  return { ...emptyUsage(), calls: 0 };
 }
 
 function finite(value: unknown): number {
