@@ -137,6 +137,7 @@ export class HarnessSession {
         this.lastProviderResponse = info;
       },
       report: (error) => this.events.report(error),
+      fitContext: (messages) => this.compactor.fitForCall(messages),
     });
   }
 
@@ -184,7 +185,12 @@ export class HarnessSession {
 
   /** Problems found at start (resources, unknown tools or models in the entries) and while reading the session. */
   get warnings(): readonly string[] {
-    return [...this.resources.warnings, ...this.startWarnings, ...this.currentSession.warnings];
+    return [
+      ...this.resources.warnings,
+      ...this.startWarnings,
+      ...this.currentSession.warnings,
+      ...this.compactor.warnings,
+    ];
   }
 
   /** A snapshot of the session's state. */
@@ -215,11 +221,7 @@ export class HarnessSession {
   /** How full the model's window is (the estimate the compaction check uses). O(messages since the last reply). */
   contextUsage(): ContextUsage {
     const estimate = estimateTranscriptTokens(this.agent.state.messages);
-    return contextUsageOf(
-      estimate,
-      this.agent.state.model.contextWindow,
-      this.runtime.settings.compaction.reserveTokens,
-    );
+    return contextUsageOf(estimate, this.compactor.contextWindow(), this.compactor.settings().reserveTokens);
   }
 
   /**

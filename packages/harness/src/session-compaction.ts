@@ -9,12 +9,14 @@ import {
 import {
   type CompactionSettings,
   type CompactionStrategy,
+  effectiveCompactionSettings,
   type SummarizerTarget,
   shouldCompact,
   tokensOfChars,
 } from "@arbor/compaction";
 import type { Session, SessionEntry } from "@arbor/session-store";
 import type { NavigationDependencies } from "./branch-navigation.js";
+import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
 import type { HarnessCompactionOutcome, HarnessEvent } from "./events.js";
 import type { HarnessRuntime } from "./harness-options.js";
@@ -212,8 +214,71 @@ export class SessionCompactor {
   private running = false;
   /** After a threshold compaction that could not help: the size the context must pass before the next try. */
   private retryAbove: number | undefined;
+  /** Once a call was elided, the provider's usage no longer vouches for the whole transcript. */
+  private elidedBefore = false;
+  /** The adjustments of the configured settings already warned about (once each per session). */
+  private readonly warned = new Set<string>();
+  private readonly warningList: string[] = [];
 
   constructor(private readonly host: CompactorHost) {}
+
+  /** The warnings about settings that cannot work for the model's window (each once). */
+  get warnings(): readonly string[] {
+    this.settings();
+    return this.warningList;
+  }
+
+  /** The window the context must fit: the model's. */
+  contextWindow(): number {
+    return this.host.model().contextWindow;
+  }
+
+  /**
+   * The compaction settings in effect for the model's window (`effectiveCompactionSettings`): a reserve or a
+   * kept tail that cannot work is clamped, and each adjustment becomes a warning once per session.
+   */
+  settings(): CompactionSettings {
+    const effective = effectiveCompactionSettings(
+      this.host.runtime.settings.compaction,
+      this.contextWindow(),
+    );
+    for (const adjustment of effective.adjustments) {
+      if (this.warned.has(adjustment.message)) continue;
+      this.warned.add(adjustment.message);
+      this.warningList.push(adjustment.message);
+    }
+    return effective.settings;
+  }
+
+  /**
+   * The messages of one model call, fitted to `contextWindow - reserveTokens`: when they still do not fit
+   * after compaction, the largest ones (never the newest user prompt) are elided for this call only, with a
+   * marker naming the entry and how to `recall` it (`fitContextToWindow`). The session's entries stay whole.
+   */
+  fitForCall(messages: AgentMessage[]): AgentMessage[] {
+    const budgetTokens = this.contextWindow() - this.settings().reserveTokens;
+    let lookup: Map<object, string> | undefined;
+    const entryIdOf = (message: AgentMessage): string | undefined => {
+      const known = this.host.writer.entryIdOf(message);
+      if (known !== undefined) return known;
+      lookup ??= this.contextEntryIds();
+      return lookup.get(message);
+    };
+    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate: this.elidedBefore });
+    if (fit.elided.length > 0) this.elidedBefore = true;
+    return fit.messages;
+  }
+
+  /** The entry id of every message of the session's context (by identity). O(context); elision only. */
+  private contextEntryIds(): Map<object, string> {
+    const context = this.host.session.buildContext();
+    const ids = new Map<object, string>();
+    context.messages.forEach((message, index) => {
+      const id = context.entryIds[index];
+      if (id !== undefined) ids.set(message, id);
+    });
+    return ids;
+  }
 
   /** True while a compaction runs: the session's phase is then `compaction`. */
   get isRunning(): boolean {
@@ -237,10 +302,10 @@ export class SessionCompactor {
     pending: readonly AgentMessage[],
     signal: AbortSignal,
   ): Promise<AgentMessage[] | undefined> {
-    const settings = this.host.runtime.settings.compaction;
+    const settings = this.settings();
     if (!settings.enabled) return undefined;
     const tokens = withPendingMessages(estimateTranscriptTokens(transcript), pending).tokens;
-    if (!shouldCompact(tokens, this.host.model().contextWindow, settings)) return undefined;
+    if (!shouldCompact(tokens, this.contextWindow(), settings)) return undefined;
     if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
     const outcome = await this.run("threshold", this.host.session.leafId, undefined, signal);
     if (outcome.kind !== "compacted") {
@@ -293,7 +358,7 @@ export class SessionCompactor {
       model: this.host.model(),
       streamFn: runtime.streamFn,
       summarizer: runtime.summarizer,
-      settings: runtime.settings.compaction,
+      settings: this.settings(),
       hooks,
       streamOptions: runtime.settings.streamOptions,
       emit: (event) => events.emit(event),
