@@ -695,9 +695,10 @@ export class HarnessSession {
       sleep: runtime.sleep,
       lastRunFailure: () => this.lastRunFailure(),
       lastResponse: () => this.lastProviderResponse,
-      contextWindow: () => this.agent.state.model.contextWindow,
+      contextWindow: () => this.compactor.contextWindow(),
       compactAfterOverflow: async (failed) => {
-        const outcome = await this.compactor.run("overflow", this.parentOf(failed), undefined, signal);
+        const leafId = this.parentOf(failed);
+        const outcome = await this.compactor.compactAfterOverflow(leafId, failed.errorMessage ?? "", signal);
         if (outcome.kind !== "compacted") return false;
         this.reloadTranscript();
         return true;

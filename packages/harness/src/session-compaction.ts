@@ -2,6 +2,7 @@ import type { AgentMessage } from "@arbor/agent-core";
 import {
   describeError,
   type Model,
+  parseContextLimit,
   type StreamFn,
   type StreamOptions,
   type Usage,
@@ -31,6 +32,24 @@ import type { SessionWriter } from "./session-writer.js";
  * ({@link runCompaction}). The estimate it checks is `estimateTranscriptTokens` (context-usage.ts).
  */
 
+/** The `customType` of the entry that records a window learned from an overflow error. */
+export const CONTEXT_WINDOW_ENTRY = "arbor.context_window";
+
+/** The `data` of a {@link CONTEXT_WINDOW_ENTRY} entry. */
+export interface ContextWindowRecord {
+  provider: string;
+  modelId: string;
+  /** The window the provider's overflow error stated, in tokens. */
+  contextWindow: number;
+}
+
+/** The smallest kept tail an overflow compaction halves down to. */
+export const MIN_OVERFLOW_KEEP_TOKENS = 64;
+
+function windowKey(model: Model): string {
+  return `${model.provider}/${model.id}`;
+}
+
 /** What a compaction needs from its session. Internal. */
 export interface CompactionDependencies {
   session: Session;
@@ -43,6 +62,8 @@ export interface CompactionDependencies {
   hooks: HookRunner;
   streamOptions: Omit<StreamOptions, "signal" | "maxTokens"> | undefined;
   emit: (event: HarnessEvent) => Promise<void>;
+  /** The window the context must fit, when smaller than the model's (one learned from an overflow error). */
+  contextWindow?: number;
   /** Writes what the session holds in memory, naming the entries this compaction appended (never throws). */
   save: (entries: readonly SessionEntry[]) => Promise<void>;
 }
@@ -108,7 +129,8 @@ export async function runCompaction(
   const { session, settings, strategy, hooks, emit } = dependencies;
   const { reason, signal } = request;
   const branchEntries = compactionBranch(session, request.leafId);
-  const plan = strategy.prepare(branchEntries, settings, { contextWindow: dependencies.model.contextWindow });
+  const contextWindow = dependencies.contextWindow ?? dependencies.model.contextWindow;
+  const plan = strategy.prepare(branchEntries, settings, { contextWindow });
   const tokensBefore = plan.tokensBefore;
   await emit({ type: "compaction_start", reason, tokensBefore });
   const finish = async (outcome: HarnessCompactionOutcome): Promise<HarnessCompactionOutcome> => {
@@ -216,6 +238,8 @@ export class SessionCompactor {
   private retryAbove: number | undefined;
   /** Once a call was elided, the provider's usage no longer vouches for the whole transcript. */
   private elidedBefore = false;
+  /** Windows stated by overflow errors, per `provider/modelId`. */
+  private learned: Map<string, number> | undefined;
   /** The adjustments of the configured settings already warned about (once each per session). */
   private readonly warned = new Set<string>();
   private readonly warningList: string[] = [];
@@ -228,9 +252,43 @@ export class SessionCompactor {
     return this.warningList;
   }
 
-  /** The window the context must fit: the model's. */
+  /**
+   * The window the context must fit: the model's, or the smaller one a provider's overflow error stated
+   * for this model (recorded as a `custom` entry {@link CONTEXT_WINDOW_ENTRY}, read back on open).
+   */
   contextWindow(): number {
-    return this.host.model().contextWindow;
+    const model = this.host.model();
+    const learned = this.learnedWindows().get(windowKey(model));
+    return learned !== undefined && learned < model.contextWindow ? learned : model.contextWindow;
+  }
+
+  /**
+   * After an overflow error that states the limit (`parseContextLimit`): when it is below the window in
+   * effect, it becomes the session's window for this model. Returns what to record, or undefined.
+   */
+  private learnWindow(errorMessage: string): ContextWindowRecord | undefined {
+    const limit = parseContextLimit(errorMessage);
+    if (limit === undefined || limit >= this.contextWindow()) return undefined;
+    const model = this.host.model();
+    this.learnedWindows().set(windowKey(model), limit);
+    this.retryAbove = undefined;
+    return { provider: model.provider, modelId: model.id, contextWindow: limit };
+  }
+
+  /** The windows learned so far, per model; read from the session's path at first use. O(path) once. */
+  private learnedWindows(): Map<string, number> {
+    if (this.learned !== undefined) return this.learned;
+    const learned = new Map<string, number>();
+    for (const ref of this.host.session.getPath()) {
+      if (ref.type !== "custom") continue;
+      const entry = ref.entry();
+      if (entry?.type !== "custom" || entry.customType !== CONTEXT_WINDOW_ENTRY) continue;
+      const data = entry.data as Partial<ContextWindowRecord> | undefined;
+      if (typeof data?.contextWindow !== "number" || !(data.contextWindow > 0)) continue;
+      learned.set(`${data.provider}/${data.modelId}`, data.contextWindow);
+    }
+    this.learned = learned;
+    return learned;
   }
 
   /**
@@ -326,15 +384,21 @@ export class SessionCompactor {
     leafId: string | null,
     instructions: string | undefined,
     signal: AbortSignal,
+    keepRecentTokens?: number,
   ): Promise<HarnessCompactionOutcome> {
     if (this.running) return { kind: "failed", message: "Another compaction of this session is running." };
     this.running = true;
     const host = this.host;
     try {
       await host.writer.save("operation");
+      const dependencies = this.summaryDependencies();
+      if (keepRecentTokens !== undefined) {
+        dependencies.settings = { ...dependencies.settings, keepRecentTokens };
+      }
       const outcome = await runCompaction(
         {
-          ...this.summaryDependencies(),
+          ...dependencies,
+          contextWindow: this.contextWindow(),
           strategy: host.runtime.strategy,
           save: async (entries) => {
             host.writer.track(entries);
@@ -348,6 +412,49 @@ export class SessionCompactor {
     } finally {
       this.running = false;
     }
+  }
+
+  /**
+   * The compaction after an overflow (reason `overflow`) of the branch ending at `leafId`. A limit the
+   * error states below the window in effect becomes the session's window for this model, recorded as a
+   * {@link CONTEXT_WINDOW_ENTRY} entry at the next save point. When the compaction finds nothing to compact
+   * because the kept tail covers everything (`fits_in_kept_tail`), the tail is halved and the compaction
+   * tried again, down to {@link MIN_OVERFLOW_KEEP_TOKENS}, before giving up.
+   */
+  async compactAfterOverflow(
+    leafId: string | null,
+    errorMessage: string,
+    signal: AbortSignal,
+  ): Promise<HarnessCompactionOutcome> {
+    const learned = this.learnWindow(errorMessage);
+    try {
+      return await this.compactWithShrinkingTail(leafId, signal);
+    } finally {
+      // Queued after the compaction moved the leaf, so that the record stays on the session's path.
+      if (learned !== undefined) {
+        this.host.writer.queue({ type: "custom", customType: CONTEXT_WINDOW_ENTRY, data: learned });
+      }
+    }
+  }
+
+  private async compactWithShrinkingTail(
+    leafId: string | null,
+    signal: AbortSignal,
+  ): Promise<HarnessCompactionOutcome> {
+    const settings = this.settings();
+    const usable = Math.max(0, this.contextWindow() - settings.reserveTokens);
+    let keep = Math.min(settings.keepRecentTokens, Math.floor(usable / 2));
+    let outcome = await this.run("overflow", leafId, undefined, signal);
+    while (
+      outcome.kind === "nothing_to_compact" &&
+      outcome.reason === "fits_in_kept_tail" &&
+      keep > MIN_OVERFLOW_KEEP_TOKENS &&
+      !signal.aborted
+    ) {
+      keep = Math.max(MIN_OVERFLOW_KEEP_TOKENS, Math.floor(keep / 2));
+      outcome = await this.run("overflow", leafId, undefined, signal, keep);
+    }
+    return outcome;
   }
 
   /** What compaction and branch summaries share: the session, the summarizer, the settings, the hooks. */
