@@ -698,19 +698,18 @@ export class HarnessSession {
       contextWindow: () => this.compactor.contextWindow(),
       compactAfterOverflow: async (failed) => {
         const leafId = this.parentOf(failed);
-        const outcome = await this.compactor.compactAfterOverflow(leafId, failed.errorMessage ?? "", signal);
-        if (outcome.kind !== "compacted") return false;
-        this.reloadTranscript();
+        const message = failed.errorMessage ?? "";
+        const { outcome, windowLearned } = await this.compactor.compactAfterOverflow(leafId, message, signal);
+        if (outcome.kind === "compacted") {
+          this.reloadTranscript();
+          return true;
+        }
+        // Nothing to compact, but the window the error stated lets the next call elide what does not fit.
+        if (!windowLearned) return false;
+        await this.dropFailedResponse(failed);
         return true;
       },
-      dropFailedResponse: async (failed) => {
-        const target = this.parentOf(failed);
-        if (this.currentSession.leafId !== target) {
-          this.writer.track(this.currentSession.moveTo(target).entries);
-          await this.writer.save("operation");
-        }
-        this.reloadTranscript();
-      },
+      dropFailedResponse: (failed) => this.dropFailedResponse(failed),
       continueRun: async () => {
         await this.compactBeforeCall([], operation);
         if (signal.aborted) return false;
@@ -726,6 +725,16 @@ export class HarnessSession {
       setPhase: (phase) => this.setPhase(phase),
       emit: (event) => this.events.emit(event),
     };
+  }
+
+  /** Takes a failed response out of the model's context: a `leaf` entry moves back to its parent. */
+  private async dropFailedResponse(failed: AssistantMessage): Promise<void> {
+    const target = this.parentOf(failed);
+    if (this.currentSession.leafId !== target) {
+      this.writer.track(this.currentSession.moveTo(target).entries);
+      await this.writer.save("operation");
+    }
+    this.reloadTranscript();
   }
 
   /** The entry a failed response follows (where the session continues without it). */

@@ -419,16 +419,18 @@ export class SessionCompactor {
    * error states below the window in effect becomes the session's window for this model, recorded as a
    * {@link CONTEXT_WINDOW_ENTRY} entry at the next save point. When the compaction finds nothing to compact
    * because the kept tail covers everything (`fits_in_kept_tail`), the tail is halved and the compaction
-   * tried again, down to {@link MIN_OVERFLOW_KEEP_TOKENS}, before giving up.
+   * tried again, down to {@link MIN_OVERFLOW_KEEP_TOKENS}, before giving up. `windowLearned` says whether
+   * the window shrank: then the next call fits even without a compaction (the check before it elides).
    */
   async compactAfterOverflow(
     leafId: string | null,
     errorMessage: string,
     signal: AbortSignal,
-  ): Promise<HarnessCompactionOutcome> {
+  ): Promise<{ outcome: HarnessCompactionOutcome; windowLearned: boolean }> {
     const learned = this.learnWindow(errorMessage);
     try {
-      return await this.compactWithShrinkingTail(leafId, signal);
+      const outcome = await this.compactWithShrinkingTail(leafId, signal);
+      return { outcome, windowLearned: learned !== undefined };
     } finally {
       // Queued after the compaction moved the leaf, so that the record stays on the session's path.
       if (learned !== undefined) {

@@ -94,4 +94,28 @@ describe.each(STORE_KINDS)("an overflow teaches the window (%s store)", (kind) =
     expect(ends.at(-1)).toBe("compacted");
     expect(session.contextUsage().contextWindow).toBe(model.contextWindow);
   });
+
+  it("answers a first read larger than the window: the learned window elides what compaction cannot free", async () => {
+    const { harness, provider, errors } = createTestHarness(fixture, {
+      steps: [
+        script.toolCall("bulk", { part: 1 }),
+        ...limitedServer(
+          1,
+          (tokens) =>
+            `This model's maximum context length is ${LIMIT} tokens. However, you requested ${tokens} tokens.`,
+        ),
+      ],
+      model,
+      harness: { tools: [bulkTool(40_000)] },
+    });
+    const session = await harness.newSession();
+    await session.prompt("Read part 1");
+
+    expect(errors).toEqual([]);
+    expect(session.state.errorMessage).toBeUndefined();
+    expect(textOf(session.state.messages.at(-1))).toBe("All 1 parts read.");
+    expect(provider.calls.filter((call) => tokensOf(call.context) > LIMIT)).toHaveLength(1);
+    expect(tokensOf(provider.calls.at(-1)!.context)).toBeLessThanOrEqual(LIMIT);
+    expect(session.contextUsage().contextWindow).toBe(LIMIT);
+  });
 });
