@@ -91,6 +91,7 @@ export class HarnessSession {
   private lastRun: readonly AgentMessage[] = [];
   private lastProviderResponse: ProviderResponseInfo | undefined;
   private baseSystemPrompt: string;
+  private overheadCache: { systemPrompt: string; tools: readonly AgentTool[]; tokens: number } | undefined;
 
   private constructor(
     private readonly runtime: HarnessRuntime,
@@ -120,6 +121,7 @@ export class HarnessSession {
       writer: this.writer,
       events: this.events,
       model: () => this.agent.state.model,
+      overheadTokens: () => this.overheadTokens(),
     });
     const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
     this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
@@ -725,6 +727,25 @@ export class HarnessSession {
       setPhase: (phase) => this.setPhase(phase),
       emit: (event) => this.events.emit(event),
     };
+  }
+
+  /**
+   * chars/4 of the system prompt and the tools' names, descriptions and parameters: what every call sends
+   * besides the messages. Cached until the prompt or the tools change.
+   */
+  private overheadTokens(): number {
+    const { systemPrompt, tools } = this.agent.state;
+    const cached = this.overheadCache;
+    if (cached !== undefined && cached.systemPrompt === systemPrompt && cached.tools === tools)
+      return cached.tokens;
+    const schemas = tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+    const tokens = Math.ceil((systemPrompt.length + JSON.stringify(schemas).length) / 4);
+    this.overheadCache = { systemPrompt, tools, tokens };
+    return tokens;
   }
 
   /** Takes a failed response out of the model's context: a `leaf` entry moves back to its parent. */

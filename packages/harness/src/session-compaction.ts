@@ -226,6 +226,8 @@ export interface CompactorHost {
   readonly events: SessionEvents;
   /** The model of the next call. */
   model(): Model;
+  /** Estimated tokens of what every call sends besides the messages: the system prompt and the tools. */
+  overheadTokens(): number;
 }
 
 /**
@@ -309,12 +311,13 @@ export class SessionCompactor {
   }
 
   /**
-   * The messages of one model call, fitted to `contextWindow - reserveTokens`: when they still do not fit
+   * The messages of one model call, fitted to `contextWindow - reserveTokens` less the system prompt and
+   * the tools: when they still do not fit
    * after compaction, the largest ones (never the newest user prompt) are elided for this call only, with a
    * marker naming the entry and how to `recall` it (`fitContextToWindow`). The session's entries stay whole.
    */
   fitForCall(messages: AgentMessage[]): AgentMessage[] {
-    const budgetTokens = this.contextWindow() - this.settings().reserveTokens;
+    const budgetTokens = this.contextWindow() - this.settings().reserveTokens - this.host.overheadTokens();
     let lookup: Map<object, string> | undefined;
     const entryIdOf = (message: AgentMessage): string | undefined => {
       const known = this.host.writer.entryIdOf(message);
@@ -322,7 +325,10 @@ export class SessionCompactor {
       lookup ??= this.contextEntryIds();
       return lookup.get(message);
     };
-    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate: this.elidedBefore });
+    // After an elision or with a learned window, the usage a provider reported does not vouch for the
+    // whole transcript: estimate every message.
+    const fullEstimate = this.elidedBefore || this.contextWindow() < this.host.model().contextWindow;
+    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate });
     if (fit.elided.length > 0) this.elidedBefore = true;
     return fit.messages;
   }
