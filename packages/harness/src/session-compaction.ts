@@ -8,6 +8,7 @@ import {
   type Usage,
 } from "@arbor/ai-providers";
 import {
+  type CompactionSettingAdjustment,
   type CompactionSettings,
   type CompactionStrategy,
   effectiveCompactionSettings,
@@ -45,6 +46,16 @@ export interface ContextWindowRecord {
 
 /** The smallest kept tail an overflow compaction halves down to. */
 export const MIN_OVERFLOW_KEEP_TOKENS = 64;
+
+/** A configured value that could not work at all for the window (not just one larger than the clamp). */
+function cannotWork(
+  adjustment: CompactionSettingAdjustment,
+  contextWindow: number,
+  effective: CompactionSettings,
+): boolean {
+  if (adjustment.setting === "reserveTokens") return adjustment.configured >= contextWindow;
+  return adjustment.configured >= contextWindow - effective.reserveTokens;
+}
 
 function windowKey(model: Model): string {
   return `${model.provider}/${model.id}`;
@@ -295,15 +306,15 @@ export class SessionCompactor {
 
   /**
    * The compaction settings in effect for the model's window (`effectiveCompactionSettings`): a reserve or a
-   * kept tail that cannot work is clamped, and each adjustment becomes a warning once per session.
+   * kept tail too large for the window is clamped. A value that cannot work at all — a reserve at or above
+   * the window, a kept tail at or above what the reserve leaves — also becomes a warning, once per session.
    */
   settings(): CompactionSettings {
-    const effective = effectiveCompactionSettings(
-      this.host.runtime.settings.compaction,
-      this.contextWindow(),
-    );
+    const window = this.contextWindow();
+    const effective = effectiveCompactionSettings(this.host.runtime.settings.compaction, window);
     for (const adjustment of effective.adjustments) {
-      if (this.warned.has(adjustment.message)) continue;
+      if (!cannotWork(adjustment, window, effective.settings) || this.warned.has(adjustment.message))
+        continue;
       this.warned.add(adjustment.message);
       this.warningList.push(adjustment.message);
     }
