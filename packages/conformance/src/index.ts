@@ -51,3 +51,4 @@ export {
   responsesFrames,
   startOpenAIWireServer,
 } from "./wire/openai-server.js";
+export { estimatedRequestTokens, withTokenLimit } from "./wire/token-limit.js";

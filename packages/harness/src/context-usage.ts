@@ -13,6 +13,8 @@ export interface ContextUsage {
   percent: number;
   /** Automatic compaction runs above this many tokens: `contextWindow - reserveTokens`. */
   compactionThreshold: number;
+  /** The reserve in effect: `compaction.reserveTokens`, clamped when it cannot work for the window. */
+  reserveTokens: number;
   /** True when `tokens` rests on provider-reported usage, false when it is chars/4 throughout. */
   anchored: boolean;
 }
@@ -51,6 +53,7 @@ export function contextUsageOf(
     contextWindow,
     percent: contextWindow > 0 ? (estimate.tokens / contextWindow) * 100 : 0,
     compactionThreshold: contextWindow - reserveTokens,
+    reserveTokens,
     anchored: estimate.lastUsageIndex !== undefined,
   };
 }

@@ -91,6 +91,7 @@ export class HarnessSession {
   private lastRun: readonly AgentMessage[] = [];
   private lastProviderResponse: ProviderResponseInfo | undefined;
   private baseSystemPrompt: string;
+  private overheadCache: { systemPrompt: string; tools: readonly AgentTool[]; tokens: number } | undefined;
 
   private constructor(
     private readonly runtime: HarnessRuntime,
@@ -120,6 +121,7 @@ export class HarnessSession {
       writer: this.writer,
       events: this.events,
       model: () => this.agent.state.model,
+      overheadTokens: () => this.overheadTokens(),
     });
     const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
     this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
@@ -137,6 +139,7 @@ export class HarnessSession {
         this.lastProviderResponse = info;
       },
       report: (error) => this.events.report(error),
+      fitContext: (messages) => this.compactor.fitForCall(messages),
     });
   }
 
@@ -184,7 +187,12 @@ export class HarnessSession {
 
   /** Problems found at start (resources, unknown tools or models in the entries) and while reading the session. */
   get warnings(): readonly string[] {
-    return [...this.resources.warnings, ...this.startWarnings, ...this.currentSession.warnings];
+    return [
+      ...this.resources.warnings,
+      ...this.startWarnings,
+      ...this.currentSession.warnings,
+      ...this.compactor.warnings,
+    ];
   }
 
   /** A snapshot of the session's state. */
@@ -215,11 +223,7 @@ export class HarnessSession {
   /** How full the model's window is (the estimate the compaction check uses). O(messages since the last reply). */
   contextUsage(): ContextUsage {
     const estimate = estimateTranscriptTokens(this.agent.state.messages);
-    return contextUsageOf(
-      estimate,
-      this.agent.state.model.contextWindow,
-      this.runtime.settings.compaction.reserveTokens,
-    );
+    return contextUsageOf(estimate, this.compactor.contextWindow(), this.compactor.settings().reserveTokens);
   }
 
   /**
@@ -693,21 +697,21 @@ export class HarnessSession {
       sleep: runtime.sleep,
       lastRunFailure: () => this.lastRunFailure(),
       lastResponse: () => this.lastProviderResponse,
-      contextWindow: () => this.agent.state.model.contextWindow,
+      contextWindow: () => this.compactor.contextWindow(),
       compactAfterOverflow: async (failed) => {
-        const outcome = await this.compactor.run("overflow", this.parentOf(failed), undefined, signal);
-        if (outcome.kind !== "compacted") return false;
-        this.reloadTranscript();
+        const leafId = this.parentOf(failed);
+        const message = failed.errorMessage ?? "";
+        const { outcome, windowLearned } = await this.compactor.compactAfterOverflow(leafId, message, signal);
+        if (outcome.kind === "compacted") {
+          this.reloadTranscript();
+          return true;
+        }
+        // Nothing to compact, but the window the error stated lets the next call elide what does not fit.
+        if (!windowLearned) return false;
+        await this.dropFailedResponse(failed);
         return true;
       },
-      dropFailedResponse: async (failed) => {
-        const target = this.parentOf(failed);
-        if (this.currentSession.leafId !== target) {
-          this.writer.track(this.currentSession.moveTo(target).entries);
-          await this.writer.save("operation");
-        }
-        this.reloadTranscript();
-      },
+      dropFailedResponse: (failed) => this.dropFailedResponse(failed),
       continueRun: async () => {
         await this.compactBeforeCall([], operation);
         if (signal.aborted) return false;
@@ -723,6 +727,35 @@ export class HarnessSession {
       setPhase: (phase) => this.setPhase(phase),
       emit: (event) => this.events.emit(event),
     };
+  }
+
+  /**
+   * chars/4 of the system prompt and the tools' names, descriptions and parameters: what every call sends
+   * besides the messages. Cached until the prompt or the tools change.
+   */
+  private overheadTokens(): number {
+    const { systemPrompt, tools } = this.agent.state;
+    const cached = this.overheadCache;
+    if (cached !== undefined && cached.systemPrompt === systemPrompt && cached.tools === tools)
+      return cached.tokens;
+    const schemas = tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+    const tokens = Math.ceil((systemPrompt.length + JSON.stringify(schemas).length) / 4);
+    this.overheadCache = { systemPrompt, tools, tokens };
+    return tokens;
+  }
+
+  /** Takes a failed response out of the model's context: a `leaf` entry moves back to its parent. */
+  private async dropFailedResponse(failed: AssistantMessage): Promise<void> {
+    const target = this.parentOf(failed);
+    if (this.currentSession.leafId !== target) {
+      this.writer.track(this.currentSession.moveTo(target).entries);
+      await this.writer.save("operation");
+    }
+    this.reloadTranscript();
   }
 
   /** The entry a failed response follows (where the session continues without it). */

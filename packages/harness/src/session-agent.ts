@@ -28,6 +28,8 @@ export interface SessionAgentOptions {
   /** The provider reported a response (its status and headers feed the retry decision). */
   onResponse: (info: ProviderResponseInfo | undefined) => void;
   report: (error: unknown) => void;
+  /** The last step of every call's context, after the `context` hooks: fits it to the window. */
+  fitContext: (messages: AgentMessage[]) => AgentMessage[];
 }
 
 /**
@@ -57,7 +59,7 @@ export function createSessionAgent(options: SessionAgentOptions): Agent {
     steeringMode: settings.steeringMode,
     followUpMode: settings.followUpMode,
     convertMessageToLlm: convertSessionMessageToLlm,
-    transformContext: (messages) => hooks.context(messages),
+    transformContext: async (messages) => options.fitContext(await hooks.context(messages)),
     beforeToolCall: (context) => hooks.toolCall(context),
     afterToolCall: (context) => hooks.toolResult(context),
     prepareNextTurn: options.prepareNextTurn,

@@ -120,6 +120,7 @@ describe("estimateTranscriptTokens", () => {
       contextWindow: 200_000,
       percent: 25,
       compactionThreshold: 183_616,
+      reserveTokens: 16_384,
       anchored: true,
     });
   });

@@ -1,0 +1,45 @@
+import { isContextOverflowText } from "./overflow.js";
+
+/**
+ * Reading the context window out of an overflow error: most providers state the limit the prompt passed
+ * ("prompt is too long: 213462 tokens > 200000 maximum", "maximum context length is 8192 tokens"), which
+ * tells a caller the window in effect when its model metadata is wrong (a proxy, a local server, a smaller
+ * deployment).
+ */
+
+/** Wordings that state the limit, the limit captured as group 1 (digits, commas allowed). */
+const LIMIT_PATTERNS: readonly RegExp[] = [
+  /prompt is too long: [\d,]+ tokens > ([\d,]+) maximum/i,
+  /exceed context limit: [\d,]+ \+ [\d,]+ > ([\d,]+)/i,
+  /maximum context length is ([\d,]+) tokens/i,
+  /maximum number of tokens allowed \(([\d,]+)\)/i,
+  /maximum prompt length is ([\d,]+)/i,
+  /context size \(([\d,]+) tokens\)/i,
+  /context length of only ([\d,]+) tokens/i,
+  /maximum model length of ([\d,]+)/i,
+  /\(context length ([\d,]+)\)/i,
+  /maximum context length \(([\d,]+)\)/i,
+  /with ([\d,]+) maximum context length/i,
+  /model'?s context length \(([\d,]+) tokens\)/i,
+  /exceeds the limit of ([\d,]+)/i,
+  /exceeded model token limit: ([\d,]+)/i,
+];
+
+/**
+ * The context window an overflow error text states, in tokens, or `undefined` when the text is no overflow
+ * (`isContextOverflowText`) or names no limit. Examples: `prompt is too long: 213462 tokens > 200000
+ * maximum` → 200000; `This model's maximum context length is 8192 tokens. However, you requested 9000
+ * tokens` → 8192; `context_length_exceeded` → undefined.
+ *
+ * Contract: pure; never throws; returns a positive integer or `undefined`.
+ */
+export function parseContextLimit(text: string): number | undefined {
+  if (!isContextOverflowText(text)) return undefined;
+  for (const pattern of LIMIT_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match === null) continue;
+    const value = Number.parseInt(match[1]!.replaceAll(",", ""), 10);
+    if (Number.isSafeInteger(value) && value > 0) return value;
+  }
+  return undefined;
+}

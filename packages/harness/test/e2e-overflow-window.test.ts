@@ -1,0 +1,121 @@
+import type { Context } from "@arbor/ai-providers";
+import { type ScriptedStep, script } from "@arbor/ai-providers/testing";
+import type { CustomEntry } from "@arbor/session-store";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  bulkTool,
+  createStoreFixture,
+  createTestHarness,
+  STORE_KINDS,
+  type StoreFixture,
+  storedEntries,
+  textOf,
+} from "./helpers.js";
+
+/** The model claims 100,000 tokens; the server behind it accepts 6,000. */
+const LIMIT = 6000;
+const model = { contextWindow: 100_000 };
+
+function tokensOf(context: Context): number {
+  return Math.ceil(JSON.stringify(context).length / 4);
+}
+
+/**
+ * A server with a 6,000-token limit answering a tool loop of `parts` reads: an overflow error (worded as
+ * `wording` says) when the request is over the limit, the next read while parts remain, then the answer.
+ */
+function limitedServer(parts: number, wording: (tokens: number) => string): ScriptedStep[] {
+  const step = script.dynamic((call) => {
+    const tokens = tokensOf(call.context);
+    if (tokens > LIMIT) return script.error(wording(tokens));
+    const last = call.context.messages.at(-1);
+    const read = last?.role === "toolResult" ? Number(/part (\d+):/.exec(textOf(last))?.[1] ?? 0) : 0;
+    return read < parts
+      ? script.toolCall("bulk", { part: read + 1 })
+      : script.text(`All ${parts} parts read.`);
+  });
+  return Array.from({ length: 60 }, () => step);
+}
+
+describe.each(STORE_KINDS)("an overflow teaches the window (%s store)", (kind) => {
+  let fixture: StoreFixture;
+  beforeEach(async () => {
+    fixture = await createStoreFixture(kind);
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it("takes the limit an overflow error states as the session's window, records it, and finishes the run", async () => {
+    const { harness, provider, errors } = createTestHarness(fixture, {
+      steps: limitedServer(16, (tokens) => `prompt is too long: ${tokens} tokens > ${LIMIT} maximum`),
+      model,
+      harness: { tools: [bulkTool(2400)] },
+    });
+    const session = await harness.newSession();
+    await session.prompt("Read the sixteen parts");
+
+    expect(errors).toEqual([]);
+    expect(session.state.errorMessage).toBeUndefined();
+    expect(textOf(session.state.messages.at(-1))).toBe("All 16 parts read.");
+    // One overflow taught the window; the threshold kept every later call within it.
+    const over = provider.calls.filter((call) => tokensOf(call.context) > LIMIT);
+    expect(over).toHaveLength(1);
+    expect(session.contextUsage().contextWindow).toBe(LIMIT);
+
+    const stored = await storedEntries(fixture.store, session.id);
+    const learned = stored.filter(
+      (entry): entry is CustomEntry => entry.type === "custom" && entry.customType === "arbor.context_window",
+    );
+    expect(learned).toHaveLength(1);
+    expect(learned[0]!.data).toMatchObject({ contextWindow: LIMIT, modelId: session.state.model.id });
+
+    await session.close();
+    const reopened = await harness.openSession(session.id);
+    expect(reopened.contextUsage().contextWindow).toBe(LIMIT);
+  });
+
+  it("halves the kept tail when an overflow without a stated limit finds everything in the kept tail", async () => {
+    const { harness, errors } = createTestHarness(fixture, {
+      steps: limitedServer(11, () => "context_length_exceeded"),
+      model,
+      harness: { tools: [bulkTool(2400)] },
+    });
+    const session = await harness.newSession();
+    const ends: string[] = [];
+    session.subscribe((event) => {
+      if (event.type === "compaction_end") ends.push(event.outcome.kind);
+    });
+    await session.prompt("Read the eleven parts");
+
+    expect(errors).toEqual([]);
+    expect(session.state.errorMessage).toBeUndefined();
+    expect(textOf(session.state.messages.at(-1))).toBe("All 11 parts read.");
+    // The default kept tail (20,000 tokens) held everything; halving it found something to compact.
+    expect(ends[0]).toBe("nothing_to_compact");
+    expect(ends.at(-1)).toBe("compacted");
+    expect(session.contextUsage().contextWindow).toBe(model.contextWindow);
+  });
+
+  it("answers a first read larger than the window: the learned window elides what compaction cannot free", async () => {
+    const { harness, provider, errors } = createTestHarness(fixture, {
+      steps: [
+        script.toolCall("bulk", { part: 1 }),
+        ...limitedServer(
+          1,
+          (tokens) =>
+            `This model's maximum context length is ${LIMIT} tokens. However, you requested ${tokens} tokens.`,
+        ),
+      ],
+      model,
+      harness: { tools: [bulkTool(40_000)] },
+    });
+    const session = await harness.newSession();
+    await session.prompt("Read part 1");
+
+    expect(errors).toEqual([]);
+    expect(session.state.errorMessage).toBeUndefined();
+    expect(textOf(session.state.messages.at(-1))).toBe("All 1 parts read.");
+    expect(provider.calls.filter((call) => tokensOf(call.context) > LIMIT)).toHaveLength(1);
+    expect(tokensOf(provider.calls.at(-1)!.context)).toBeLessThanOrEqual(LIMIT);
+    expect(session.contextUsage().contextWindow).toBe(LIMIT);
+  });
+});
