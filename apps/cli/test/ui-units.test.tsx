@@ -155,6 +155,7 @@ describe("the footer", () => {
       contextWindow: 100_000,
       percent: 50,
       compactionThreshold: 80_000,
+      reserveTokens: 20_000,
       anchored: true,
     };
     expect(meterCells(usage, 20)).toEqual({ filled: 10, threshold: 16 });
