@@ -26,6 +26,28 @@ export function runOutcome(runtime: AppRuntime): RunOutcome {
   return { message, failed };
 }
 
+/**
+ * Watches a run's saves: returns a function that tells the store error that left entries unsaved (a
+ * `save_error` no later `save_point` made good), or `undefined` when everything reached the store, and
+ * stops watching.
+ */
+export function watchSaves(runtime: AppRuntime): () => string | undefined {
+  let unsaved: unknown;
+  let failed = false;
+  const unsubscribe = runtime.session.subscribe((event) => {
+    if (event.type === "save_error") {
+      failed = true;
+      unsaved = event.error;
+    } else if (event.type === "save_point") failed = false;
+  });
+  return () => {
+    unsubscribe();
+    if (!failed) return undefined;
+    const reason = unsaved instanceof Error ? unsaved.message : String(unsaved);
+    return `the session was not saved: ${reason}`;
+  };
+}
+
 /** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
 export function abortOnInterrupt(runtime: AppRuntime): () => void {
   let interrupted = false;
@@ -43,19 +65,27 @@ export function abortOnInterrupt(runtime: AppRuntime): () => void {
 /**
  * Print mode: runs the prompt and writes the final answer's text to stdout (nothing else goes there).
  *
- * Contract: resolves to the exit code: 0, or 1 when the run ends in an error or abort (its message on
- * stderr, after any partial answer on stdout).
+ * Contract: resolves to the exit code: 0, or 1 when the run ends in an error or abort or part of it was
+ * not saved (a `save_error`, e.g. another process wrote the session first; its message on stderr, after any
+ * partial answer on stdout).
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
+  const saves = watchSaves(runtime);
   const restore = abortOnInterrupt(runtime);
+  let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
     restore();
+    unsaved = saves();
   }
   const { message, failed } = runOutcome(runtime);
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  if (unsaved !== undefined) {
+    io.stderr.write(`arbor: error: ${unsaved}\n`);
+    return 1;
+  }
   if (failed) {
     const reason = message?.errorMessage ?? "the run ended without an answer";
     io.stderr.write(`arbor: ${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}\n`);
@@ -68,24 +98,30 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
  * `--mode json`: runs the prompt and writes every event as one JSON line (the schema of `@arbor/app-runtime`'s `JsonEventWriter`), then a
  * `result` line.
  *
- * Contract: stdout carries only JSON lines; resolves to 0, or 1 when the run ends in an error or abort.
+ * Contract: stdout carries only JSON lines; resolves to 0, or 1 when the run ends in an error or abort or
+ * part of it was not saved.
  */
 export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
+  const saves = watchSaves(runtime);
   const restore = abortOnInterrupt(runtime);
+  let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
     restore();
     unsubscribe();
+    unsaved = saves();
   }
-  const { message, failed } = runOutcome(runtime);
+  const outcome = runOutcome(runtime);
+  const message = outcome.message;
+  const failed = outcome.failed || unsaved !== undefined;
   writer.record({
     type: "result",
     stopReason: message?.stopReason ?? "error",
-    ...(failed ? { error: message?.errorMessage ?? "the run ended without an answer" } : {}),
+    ...(failed ? { error: unsaved ?? message?.errorMessage ?? "the run ended without an answer" } : {}),
     exitCode: failed ? 1 : 0,
   });
   writer.flush();

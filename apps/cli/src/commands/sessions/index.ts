@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import type { SessionsCommandDeps } from "./context.js";
+import { addCopyCommand } from "./copy.js";
 import { addDiffCommand } from "./diff.js";
 import { addExportCommand } from "./export.js";
 import { addImportCommand } from "./import.js";
@@ -22,6 +23,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  * - `export <id|path> --format html|md|jsonl [-o FILE] [--leaf E]`
  * - `import <file> [--cwd DIR] [--dry-run]`
  * - `diff <a> <b> [--json] [--limit N]` (sides: `<session>[@<entry>]`, or `@<entry>` in a's session)
+ * - `copy --from <url> --to <url> [ids…]` (every session of `--from` without ids)
  * - `merge <branch-leaf> --into <leaf> [--session S] [--no-summarize] [--message TEXT]`
  *
  * Every subcommand reads `--store <url>` from itself or a parent command (`optsWithGlobals`), so a global
@@ -37,7 +39,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  */
 export function sessionsCommand(deps: SessionsCommandDeps): Command {
   const command = new Command("sessions")
-    .description("list, show, export, import, compare and merge sessions")
+    .description("list, show, export, import, copy, compare and merge sessions")
     .option("--store <url>", "the session store: jsonl:DIR (default: $ARBOR_HOME, else ~/.arbor)")
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
@@ -50,5 +52,6 @@ export function sessionsCommand(deps: SessionsCommandDeps): Command {
   addImportCommand(command, deps);
   addDiffCommand(command, deps);
   addMergeCommand(command, deps);
+  addCopyCommand(command, deps);
   return command;
 }
