@@ -119,4 +119,5 @@ export {
   type StoreLocation,
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
+export { watchUnsavedWork } from "./unsaved-work.js";
 export { VERSION } from "./version.js";

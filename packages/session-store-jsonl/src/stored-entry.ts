@@ -2,7 +2,8 @@
  * An entry of a session file whose body is parsed on demand: the scanner records where its line
  * is in the file's buffer, and `entry()` parses that slice once.
  */
-import { SessionCorruptError, type SessionEntry, type StoredEntry } from "@arbor/session-store";
+import type { SessionEntry, StoredEntry } from "@arbor/session-store";
+import { parseEntryText } from "@arbor/session-store/backend";
 
 /** The buffer a session was read from, shared by its entries. */
 export interface EntrySource {
@@ -44,30 +45,7 @@ export class JsonlStoredEntry implements StoredEntry {
     if (this.parsed !== undefined) return this.parsed;
     // No encoding argument: Buffer#toString goes straight to its UTF-8 decoder.
     const text = this.source.buffer.toString(undefined, this.start, this.end);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new SessionCorruptError(
-        this.source.sessionId,
-        `line ${this.lineNumber} (entry "${this.id}") is not valid JSON: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    const entry = value as SessionEntry;
-    if (
-      typeof value !== "object" ||
-      value === null ||
-      entry.type !== this.type ||
-      entry.id !== this.id ||
-      (entry.parentId ?? null) !== this.parentId
-    ) {
-      throw new SessionCorruptError(
-        this.source.sessionId,
-        `line ${this.lineNumber} (entry "${this.id}") does not match its type, id and parentId`,
-      );
-    }
-    this.parsed = entry;
-    return entry;
+    this.parsed = parseEntryText(this.source.sessionId, text, this, `line ${this.lineNumber}`);
+    return this.parsed;
   }
 }

@@ -31,34 +31,49 @@ export class JsonTextEntry implements StoredEntry {
    */
   entry(): SessionEntry {
     if (this.parsed !== undefined) return this.parsed;
-    let value: unknown;
-    try {
-      value = JSON.parse(this.body);
-    } catch (error) {
-      throw new SessionCorruptError(
-        this.sessionId,
-        `row ${this.seq} (entry "${this.id}") is not valid JSON`,
-        {
-          cause: error,
-        },
-      );
-    }
-    const entry = value as SessionEntry;
-    if (
-      typeof value !== "object" ||
-      value === null ||
-      entry.type !== this.type ||
-      entry.id !== this.id ||
-      (entry.parentId ?? null) !== this.parentId
-    ) {
-      throw new SessionCorruptError(
-        this.sessionId,
-        `row ${this.seq} (entry "${this.id}") does not match its type, id and parentId columns`,
-      );
-    }
-    this.parsed = entry;
-    return entry;
+    this.parsed = parseEntryText(this.sessionId, this.body, this, `row ${this.seq}`);
+    return this.parsed;
   }
+}
+
+/**
+ * Parses an entry's JSON text and checks it against the tree fields a store indexed it by (its `type`,
+ * `id` and `parentId` columns, or what a scanner read) — the one rule every store's lazy
+ * `StoredEntry.entry()` follows.
+ *
+ * Contract: returns the parsed entry, unknown fields included; throws `SessionCorruptError` naming
+ * `where` (e.g. `row 12`, `line 40`) when the text is not JSON or disagrees with those fields.
+ */
+export function parseEntryText(
+  sessionId: string,
+  text: string,
+  expected: { readonly type: string; readonly id: string; readonly parentId: string | null },
+  where: string,
+): SessionEntry {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SessionCorruptError(
+      sessionId,
+      `${where} (entry "${expected.id}") is not valid JSON: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const entry = value as SessionEntry;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    entry.type !== expected.type ||
+    entry.id !== expected.id ||
+    (entry.parentId ?? null) !== expected.parentId
+  ) {
+    throw new SessionCorruptError(
+      sessionId,
+      `${where} (entry "${expected.id}") does not match its type, id and parentId`,
+    );
+  }
+  return entry;
 }
 
 /**

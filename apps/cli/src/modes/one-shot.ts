@@ -10,6 +10,7 @@ import {
   JsonEventWriter,
   lastAssistantMessage,
   sessionRecord,
+  watchUnsavedWork,
 } from "@arbor/app-runtime";
 import type { CliIo } from "../io.js";
 
@@ -24,28 +25,6 @@ export function runOutcome(runtime: AppRuntime): RunOutcome {
   const message = lastAssistantMessage(runtime.session.state.messages);
   const failed = message === undefined || message.stopReason === "error" || message.stopReason === "aborted";
   return { message, failed };
-}
-
-/**
- * Watches a run's saves: returns a function that tells the store error that left entries unsaved (a
- * `save_error` no later `save_point` made good), or `undefined` when everything reached the store, and
- * stops watching.
- */
-export function watchSaves(runtime: AppRuntime): () => string | undefined {
-  let unsaved: unknown;
-  let failed = false;
-  const unsubscribe = runtime.session.subscribe((event) => {
-    if (event.type === "save_error") {
-      failed = true;
-      unsaved = event.error;
-    } else if (event.type === "save_point") failed = false;
-  });
-  return () => {
-    unsubscribe();
-    if (!failed) return undefined;
-    const reason = unsaved instanceof Error ? unsaved.message : String(unsaved);
-    return `the session was not saved: ${reason}`;
-  };
 }
 
 /** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
@@ -70,7 +49,7 @@ export function abortOnInterrupt(runtime: AppRuntime): () => void {
  * partial answer on stdout).
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
-  const saves = watchSaves(runtime);
+  const saves = watchUnsavedWork(runtime.session);
   const restore = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
@@ -105,7 +84,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
-  const saves = watchSaves(runtime);
+  const saves = watchUnsavedWork(runtime.session);
   const restore = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
