@@ -4,6 +4,7 @@
  */
 import { createRequire } from "node:module";
 
+export { SqliteUnavailableError } from "./errors.js";
 export { openSqliteStore } from "./open-sqlite-store.js";
 export { SQLITE_SCHEMA_VERSION, SqliteSchemaTooNewError } from "./schema.js";
 export { SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-session-store.js";

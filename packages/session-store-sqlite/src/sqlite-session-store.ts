@@ -3,7 +3,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { InvalidArgumentError } from "@arbor/ai-providers";
+import { ArborError, describeError, InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
   type ListSessionsQuery,
@@ -29,6 +29,7 @@ import {
   parseStoredHeader,
 } from "@arbor/session-store/backend";
 import Database from "better-sqlite3";
+import { SqliteUnavailableError } from "./errors.js";
 import { migrateSchema } from "./schema.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
 
@@ -100,8 +101,7 @@ export class SqliteSessionStore implements SessionStore {
       throw new InvalidArgumentError('SqliteSessionStore: pass { file } (a path, or ":memory:").');
     }
     this.file = options.file === ":memory:" ? options.file : resolve(options.file);
-    if (this.file !== ":memory:") mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    this.db = new Database(this.file);
+    this.db = openDatabase(this.file);
     try {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
       this.db.pragma("journal_mode = WAL");
@@ -110,7 +110,8 @@ export class SqliteSessionStore implements SessionStore {
       this.statements = prepare(this.db);
     } catch (error) {
       this.db.close();
-      throw error;
+      if (error instanceof ArborError) throw error;
+      throw new SqliteUnavailableError(this.file, describeError(error), { cause: error });
     }
     const onWarning = options.onWarning;
     this.warn = (message) => onWarning?.(message);
@@ -357,4 +358,14 @@ function toSummary(row: SessionRow): SessionSummary {
   if (row.name !== null) summary.name = row.name;
   if (row.parent_session !== null) summary.parentSession = row.parent_session;
   return summary;
+}
+
+/** Creates the file's directory (0700) and opens the database; failures become {@link SqliteUnavailableError}. */
+function openDatabase(file: string): Database.Database {
+  try {
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    return new Database(file);
+  } catch (error) {
+    throw new SqliteUnavailableError(file, describeError(error), { cause: error });
+  }
 }

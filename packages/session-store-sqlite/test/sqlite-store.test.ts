@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -8,6 +8,7 @@ import {
   SQLITE_SCHEMA_VERSION,
   SqliteSchemaTooNewError,
   SqliteSessionStore,
+  SqliteUnavailableError,
 } from "../src/index.js";
 
 const directory = mkdtempSync(join(tmpdir(), "arbor-sqlite-"));
@@ -64,6 +65,27 @@ it("uses WAL, a busy timeout and a schema version table", async () => {
   db.prepare("UPDATE arbor_schema_version SET version = ?").run(SQLITE_SCHEMA_VERSION + 1);
   db.close();
   expect(() => new SqliteSessionStore({ file })).toThrow(SqliteSchemaTooNewError);
+});
+
+it("refuses a file it cannot open or that is not a database with one SqliteUnavailableError", () => {
+  const notADatabase = newFile();
+  writeFileSync(
+    notADatabase,
+    "this is not an SQLite database, just text that is long enough to be read\n".repeat(20),
+  );
+  const directoryAsFile = directory;
+  const blocked = join(notADatabase, "inside.db"); // a directory that cannot be made: its parent is a file
+  for (const file of [notADatabase, directoryAsFile, blocked]) {
+    let thrown: unknown;
+    try {
+      new SqliteSessionStore({ file });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(SqliteUnavailableError);
+    expect((thrown as SqliteUnavailableError).code).toBe("sqlite_unavailable");
+    expect((thrown as Error).message).toContain(`Cannot open the SQLite session store ${file}`);
+  }
 });
 
 it("opens from a sqlite: URL, and many sessions share the file", async () => {
