@@ -58,5 +58,23 @@ describe("arbor eval compaction", () => {
     const recall = arbor(["eval", "compaction", fixtures[0]!, "--recall"], box.cwd, box.env);
     expect(recall.status).toBe(1);
     expect(recall.stderr).toContain("--summarizer provider/model");
+    const unknown = arbor(
+      ["eval", "compaction", fixtures[0]!, "--summarizer", "madeup/model-x"],
+      box.cwd,
+      box.env,
+    );
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('Unknown provider "madeup"');
+  });
+
+  it("summarizes with the model --summarizer provider/model names", () => {
+    const box = sandbox();
+    const run = arbor(
+      ["eval", "compaction", fixtures[0]!, "--summarizer", "scripted/demo"],
+      box.cwd,
+      box.env,
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("| scripted/demo | compacted |");
   });
 });

@@ -133,7 +133,14 @@ async function loadSummarizer(reference: string, io: CliIo) {
     env: io.env,
     home: resolveArborHome(io.env),
     providers: PROVIDER_FACTORIES,
-    flags: { model: reference },
+    flags: summarizerFlags(reference),
   });
   return { model: loaded.model, stream: loaded.provider.stream.bind(loaded.provider) };
+}
+
+/** `provider/model` as the flags `--provider provider --model model`; a bare id names only the model. */
+function summarizerFlags(reference: string): { provider?: string; model: string } {
+  const slash = reference.indexOf("/");
+  if (slash <= 0 || slash === reference.length - 1) return { model: reference };
+  return { provider: reference.slice(0, slash), model: reference.slice(slash + 1) };
 }
