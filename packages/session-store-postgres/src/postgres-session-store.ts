@@ -26,6 +26,7 @@ import {
   JsonTextEntry,
   listingTime,
   parseStoredHeader,
+  storedMessageText,
 } from "@arbor/session-store/backend";
 import pg from "pg";
 import { explainConnectionError, type ServerAddress } from "./errors.js";
@@ -61,6 +62,8 @@ interface SessionRow {
   message_count: number;
   name: string | null;
   parent_session: string | null;
+  /** The body of the first user message entry, if any. */
+  first_user: string | null;
 }
 
 /**
@@ -347,5 +350,7 @@ function toSummary(row: SessionRow): SessionSummary {
   };
   if (row.name !== null) summary.name = row.name;
   if (row.parent_session !== null) summary.parentSession = row.parent_session;
+  const firstMessage = storedMessageText(row.first_user);
+  if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
 }

@@ -19,7 +19,10 @@ export interface StoreQueries {
 
 /** Builds the statements for `schema` (already quoted) and the notification channel. */
 export function storeQueries(schema: string): StoreQueries {
-  const columns = "id, cwd, created_at, updated_at, message_count, name, parent_session";
+  // The body of the first user message: one lookup along the (session_id, seq) primary key.
+  const columns = `id, cwd, created_at, updated_at, message_count, name, parent_session,
+    (SELECT e.body::text FROM ${schema}.entries e WHERE e.session_id = ${schema}.sessions.id
+      AND e.type = 'message' AND e.body->'message'->>'role' = 'user' ORDER BY e.seq LIMIT 1) AS first_user`;
   const after = "($2::bigint IS NULL OR updated_ms < $2 OR (updated_ms = $2 AND id > $3))";
   return {
     createSession: `INSERT INTO ${schema}.sessions (id, header, cwd, created_at, updated_at, updated_ms, parent_session)

@@ -54,6 +54,39 @@ describeWithPostgres("PostgresSessionStore schema", (url) => {
     for (const schema of schemas) await sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 
+  it("lists each session's first user message with the summary", async () => {
+    const store = PostgresSessionStore.fromUrl(url, { schema: freshSchema() });
+    const header = {
+      type: "session",
+      version: 3,
+      id: "talk",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/w",
+    } as const;
+    await store.createSession(header);
+    await store.appendEntries("talk", [
+      {
+        type: "message",
+        id: "a1",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "assistant", content: [] },
+      } as never,
+      {
+        type: "message",
+        id: "u1",
+        parentId: "a1",
+        timestamp: "2026-01-01T00:00:02.000Z",
+        message: { role: "user", content: "Fix the build" },
+      } as never,
+    ]);
+    await store.createSession({ ...header, id: "silent" });
+    const byId = new Map((await store.listSessions()).sessions.map((summary) => [summary.id, summary]));
+    expect(byId.get("talk")?.firstMessage).toBe("Fix the build");
+    expect(byId.get("silent")?.firstMessage).toBeUndefined();
+    await store.close();
+  });
+
   it("refuses unknown credentials without naming them", async () => {
     const address = new URL(url);
     const store = PostgresSessionStore.fromUrl(

@@ -27,6 +27,7 @@ import {
   JsonTextEntry,
   listingTime,
   parseStoredHeader,
+  storedMessageText,
 } from "@arbor/session-store/backend";
 import Database from "better-sqlite3";
 import { SqliteUnavailableError } from "./errors.js";
@@ -65,6 +66,8 @@ interface SessionRow {
   message_count: number;
   name: string | null;
   parent_session: string | null;
+  /** The body of the first user message entry, if any. */
+  first_user: string | null;
 }
 
 /** A row of the entries query, as an array (`raw()`: no object per row). */
@@ -333,12 +336,18 @@ function prepare(db: Database.Database) {
       )
       .raw(),
     listAll: db.prepare(
-      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session FROM arbor_sessions
+      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session,
+       (SELECT body FROM arbor_entries e WHERE e.session_id = arbor_sessions.id AND e.type = 'message'
+         AND json_valid(e.body) AND json_extract(e.body, '$.message.role') = 'user' ORDER BY e.seq LIMIT 1) AS first_user
+       FROM arbor_sessions
        WHERE @afterMs IS NULL OR updated_ms < @afterMs OR (updated_ms = @afterMs AND id > @afterId)
        ORDER BY updated_ms DESC, id LIMIT @limit`,
     ),
     listCwd: db.prepare(
-      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session FROM arbor_sessions
+      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session,
+       (SELECT body FROM arbor_entries e WHERE e.session_id = arbor_sessions.id AND e.type = 'message'
+         AND json_valid(e.body) AND json_extract(e.body, '$.message.role') = 'user' ORDER BY e.seq LIMIT 1) AS first_user
+       FROM arbor_sessions
        WHERE cwd = @cwd AND (@afterMs IS NULL OR updated_ms < @afterMs OR (updated_ms = @afterMs AND id > @afterId))
        ORDER BY updated_ms DESC, id LIMIT @limit`,
     ),
@@ -357,6 +366,8 @@ function toSummary(row: SessionRow): SessionSummary {
   };
   if (row.name !== null) summary.name = row.name;
   if (row.parent_session !== null) summary.parentSession = row.parent_session;
+  const firstMessage = storedMessageText(row.first_user);
+  if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
 }
 

@@ -100,6 +100,33 @@ it("opens from a sqlite: URL, and many sessions share the file", async () => {
   expect(() => SqliteSessionStore.fromUrl("sqlite:")).toThrow(/sqlite:FILE/);
 });
 
+it("lists each session's first user message without reading the session", async () => {
+  const store = new SqliteSessionStore({ file: ":memory:" });
+  await store.createSession(header("talk"));
+  const message = (id: string, parentId: string | null, role: string, content: unknown) =>
+    ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role, content },
+    }) as never;
+  await store.appendEntries("talk", [
+    message("a1", null, "assistant", [{ type: "text", text: "hello first" }]),
+    message("u1", "a1", "user", [
+      { type: "text", text: "Fix the" },
+      { type: "image" },
+      { type: "text", text: "build" },
+    ]),
+    message("u2", "u1", "user", "a later question"),
+  ]);
+  await store.createSession(header("silent"));
+  const byId = new Map((await store.listSessions()).sessions.map((summary) => [summary.id, summary]));
+  expect(byId.get("talk")?.firstMessage).toBe("Fix the build");
+  expect(byId.get("silent")?.firstMessage).toBeUndefined();
+  await store.close();
+});
+
 it("refuses operations after close()", async () => {
   const store = new SqliteSessionStore({ file: ":memory:" });
   await store.close();

@@ -10,7 +10,7 @@ export {
   encodeEntryBatch,
   entryJson,
 } from "./encode-batch.js";
-export { JsonTextEntry, parseEntryText, parseStoredHeader } from "./json-text-entry.js";
+export { JsonTextEntry, parseEntryText, parseStoredHeader, storedMessageText } from "./json-text-entry.js";
 export {
   compareListing,
   decodeListingCursor,

@@ -94,3 +94,33 @@ export function parseStoredHeader(sessionId: string, text: string): SessionHeade
   }
   return header;
 }
+
+/**
+ * The plain text of a stored `message` entry's JSON (`{"message":{"content":…}}`): a string content as
+ * is, the `text` blocks of an array joined by spaces — what a listing shows as a session's first message.
+ *
+ * Contract: never throws; `undefined` for text that is not such an entry or has no text.
+ */
+export function storedMessageText(body: string | null | undefined): string | undefined {
+  if (typeof body !== "string") return undefined;
+  let content: unknown;
+  try {
+    content = (JSON.parse(body) as { message?: { content?: unknown } } | null)?.message?.content;
+  } catch {
+    return undefined;
+  }
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? content
+            .filter(
+              (block): block is { type: "text"; text: string } =>
+                block?.type === "text" && typeof block.text === "string",
+            )
+            .map((block) => block.text)
+            .join(" ")
+        : "";
+  const trimmed = text.trim();
+  return trimmed === "" ? undefined : trimmed;
+}

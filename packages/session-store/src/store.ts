@@ -42,6 +42,11 @@ export interface SessionSummary {
   parentSession?: string;
   /** Where the session lives, when the backend has a notion of it (a file path for JSONL). */
   location?: string;
+  /**
+   * The text of the first user message, when the backend can tell without reading the session (the
+   * database stores find it with one indexed lookup); absent otherwise (JSONL: read the file's head).
+   */
+  firstMessage?: string;
 }
 
 /** Query of {@link SessionStore.listSessions}. */

@@ -45,32 +45,3 @@ export function firstUserMessage(head: string, options: FirstUserMessageOptions 
   }
   return undefined;
 }
-
-/**
- * The text of the first user message among a session's first `limit` entries (default 200), on one line and
- * at most `maxChars` characters — the preview of a session whose store keeps no file to read a head from
- * (SQLite, PostgreSQL, memory). Undefined when there is none.
- *
- * Contract: never throws for damaged entries (an entry that cannot be parsed is skipped); reads at most
- * `limit` entries' bodies.
- */
-export function firstUserMessageOfEntries(
-  entries: Iterable<{ type: string; entry(): unknown }>,
-  options: FirstUserMessageOptions & { limit?: number } = {},
-): string | undefined {
-  let seen = 0;
-  for (const stored of entries) {
-    if (seen++ >= (options.limit ?? 200)) break;
-    if (stored.type !== "message") continue;
-    let entry: { message?: { role?: unknown; content?: unknown } } | undefined;
-    try {
-      entry = stored.entry() as typeof entry;
-    } catch {
-      continue;
-    }
-    if (entry?.message?.role !== "user") continue;
-    const message = singleLine(contentText(entry.message.content, { images: "omit" }));
-    if (message !== "") return clipText(message, options.maxChars ?? 200);
-  }
-  return undefined;
-}

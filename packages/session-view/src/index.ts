@@ -25,7 +25,6 @@ export {
   FIRST_MESSAGE_HEAD_BYTES,
   type FirstUserMessageOptions,
   firstUserMessage,
-  firstUserMessageOfEntries,
 } from "./first-message.js";
 export {
   clipText,

@@ -10,8 +10,8 @@ import {
   clipText,
   FIRST_MESSAGE_HEAD_BYTES,
   firstUserMessage,
-  firstUserMessageOfEntries,
   formatTimestamp,
+  singleLine,
 } from "@arbor/session-view";
 import type { Command } from "commander";
 import {
@@ -107,16 +107,7 @@ function readFirstUserMessage(path: string): string | undefined {
   return firstUserMessage(head, { complete: read < buffer.length });
 }
 
-/** The first user message of a session in a store that keeps no file per session (SQLite, PostgreSQL). */
-async function storedFirstUserMessage(store: SessionStore, sessionId: string): Promise<string | undefined> {
-  try {
-    return firstUserMessageOfEntries((await store.readSession(sessionId)).entries);
-  } catch {
-    return undefined;
-  }
-}
-
-async function toListed(store: SessionStore, summary: SessionSummary): Promise<ListedSession> {
+function toListed(summary: SessionSummary): ListedSession {
   const location = summary.location ?? null;
   return {
     id: summary.id,
@@ -130,7 +121,9 @@ async function toListed(store: SessionStore, summary: SessionSummary): Promise<L
     firstMessage:
       (location?.endsWith(".jsonl") === true
         ? readFirstUserMessage(location)
-        : await storedFirstUserMessage(store, summary.id)) ?? null,
+        : summary.firstMessage === undefined
+          ? undefined
+          : clipText(singleLine(summary.firstMessage), 200)) ?? null,
   };
 }
 
@@ -200,7 +193,7 @@ export function addListCommand(parent: Command, deps: SessionsCommandDeps): Comm
           const cwd = options.all === true ? undefined : deps.cwd;
           await withStore(deps, command, { readOnly: true }, async (store) => {
             const { sessions, more } = await collect(store, cwd, limit);
-            const listed = await Promise.all(sessions.map((summary) => toListed(store, summary)));
+            const listed = sessions.map(toListed);
             if (options.json === true) {
               deps.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
               return;
