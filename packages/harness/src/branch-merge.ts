@@ -4,8 +4,9 @@ import {
   formatMergeSummary,
 } from "@arbor/compaction";
 import { type SessionEntry, SessionEntryNotFoundError } from "@arbor/session-store";
-import { type NavigationDependencies, summarizeAbandoned } from "./branch-navigation.js";
+import { summarizeAbandoned } from "./branch-navigation.js";
 import { InvalidMergeError } from "./errors.js";
+import type { SessionContext } from "./session-context.js";
 
 /** Options of `mergeBranch()`. */
 export interface MergeBranchOptions {
@@ -62,11 +63,12 @@ export type MergeBranchResult =
  * a failing summarizer falls back to a deterministic digest; an abort leaves the session unchanged.
  */
 export async function mergeBranch(
-  dependencies: NavigationDependencies,
+  context: SessionContext,
+  signal: AbortSignal,
   sourceLeafId: string,
   options: MergeBranchOptions,
 ): Promise<MergeBranchResult> {
-  const { session, hooks, signal } = dependencies;
+  const { session, hooks } = context;
   const into = options.into;
   for (const id of [sourceLeafId, into]) {
     if (!session.has(id)) throw new SessionEntryNotFoundError(session.id, id);
@@ -115,7 +117,7 @@ export async function mergeBranch(
     details = { ...decision.summary.details };
     summarizedBy = "hook";
   } else if (summarize) {
-    const outcome = await summarizeAbandoned(dependencies, entries, options.instructions);
+    const outcome = await summarizeAbandoned(context, signal, entries, options.instructions);
     if (outcome.kind === "aborted" || signal.aborted) return { kind: "aborted" };
     if (outcome.kind === "summarized") {
       body = outcome.summary;
@@ -146,7 +148,7 @@ export async function mergeBranch(
     fromHook: summarizedBy === "hook" ? true : undefined,
   });
   appended.push(entry);
-  await dependencies.emit({
+  await context.events.emit({
     type: "branch_summary",
     entryId: entry.id,
     summary,

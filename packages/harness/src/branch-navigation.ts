@@ -1,13 +1,6 @@
-import type { Model, StreamFn, StreamOptions } from "@arbor/ai-providers";
-import {
-  type CompactionSettings,
-  collectEntriesForBranchSummary,
-  generateBranchSummary,
-  type SummarizerTarget,
-} from "@arbor/compaction";
-import { type Session, type SessionEntry, SessionEntryNotFoundError } from "@arbor/session-store";
-import type { HarnessEvent } from "./events.js";
-import type { HookRunner } from "./hook-registry.js";
+import { collectEntriesForBranchSummary, generateBranchSummary } from "@arbor/compaction";
+import { type SessionEntry, SessionEntryNotFoundError } from "@arbor/session-store";
+import type { SessionContext } from "./session-context.js";
 
 /** Options of `navigateTree()`. */
 export interface NavigateTreeOptions {
@@ -34,19 +27,6 @@ export type NavigateTreeResult =
   | { kind: "cancelled" }
   | { kind: "aborted" };
 
-/** What a navigation needs from its session. Internal. */
-export interface NavigationDependencies {
-  session: Session;
-  model: Model;
-  streamFn: StreamFn;
-  summarizer: SummarizerTarget | undefined;
-  settings: CompactionSettings;
-  hooks: HookRunner;
-  streamOptions: Omit<StreamOptions, "signal" | "maxTokens"> | undefined;
-  emit: (event: HarnessEvent) => Promise<void>;
-  signal: AbortSignal;
-}
-
 /**
  * Moves the session's leaf to `targetId` (seed 000 section 7, seed 003 section 5): the branch being left —
  * from the old leaf back to the deepest entry both paths share — is summarized (unless `summarize` is false
@@ -59,11 +39,12 @@ export interface NavigationDependencies {
  * leaves the session unchanged.
  */
 export async function navigateTree(
-  dependencies: NavigationDependencies,
+  context: SessionContext,
+  signal: AbortSignal,
   targetId: string | null,
   options: NavigateTreeOptions,
 ): Promise<NavigateTreeResult> {
-  const { session, hooks, signal } = dependencies;
+  const { session, hooks } = context;
   if (targetId !== null && !session.has(targetId)) throw new SessionEntryNotFoundError(session.id, targetId);
   const oldLeafId = session.leafId;
   if (targetId === oldLeafId) return { kind: "moved", leafId: targetId, fromHook: false, entries: [] };
@@ -92,7 +73,7 @@ export async function navigateTree(
   if (decision?.summary !== undefined) {
     summary = { ...decision.summary, fromHook: true };
   } else if (summarize && entries.length > 0) {
-    const outcome = await summarizeAbandoned(dependencies, entries, options.instructions);
+    const outcome = await summarizeAbandoned(context, signal, entries, options.instructions);
     if (outcome.kind === "aborted" || signal.aborted) return { kind: "aborted" };
     if (outcome.kind === "summarized") {
       summary = {
@@ -113,7 +94,7 @@ export async function navigateTree(
     fromHook: summary.fromHook ? true : undefined,
   });
   const entry = moved.entries[0]!;
-  await dependencies.emit({
+  await context.events.emit({
     type: "branch_summary",
     entryId: entry.id,
     summary: summary.summary,
@@ -135,22 +116,24 @@ export async function navigateTree(
  * Summarizes the entries a tree operation leaves (navigation) or brings back (merge), with the session's
  * summarizer and compaction settings. Internal.
  *
- * Contract: never throws for a failing model (`generateBranchSummary` falls back); honours the
- * dependencies' signal.
+ * Contract: never throws for a failing model (`generateBranchSummary` falls back); honours `signal`.
  */
 export function summarizeAbandoned(
-  dependencies: NavigationDependencies,
+  context: SessionContext,
+  signal: AbortSignal,
   entries: SessionEntry[],
   instructions: string | undefined,
 ): ReturnType<typeof generateBranchSummary> {
+  const { runtime } = context;
+  const settings = context.compactionSettings();
   return generateBranchSummary(entries, {
-    stream: dependencies.streamFn,
-    model: dependencies.model,
-    summarizer: dependencies.summarizer,
-    signal: dependencies.signal,
-    reserveTokens: dependencies.settings.reserveTokens,
-    toolResultMaxChars: dependencies.settings.toolResultMaxChars,
+    stream: runtime.streamFn,
+    model: context.model,
+    summarizer: runtime.summarizer,
+    signal,
+    reserveTokens: settings.reserveTokens,
+    toolResultMaxChars: settings.toolResultMaxChars,
     customInstructions: instructions,
-    streamOptions: dependencies.streamOptions,
+    streamOptions: runtime.settings.streamOptions,
   });
 }

@@ -6,14 +6,7 @@ import type {
   AgentTurnContext,
   AgentTurnUpdate,
 } from "@arbor/agent-core";
-import {
-  type AssistantMessage,
-  type ImageContent,
-  type Model,
-  type ProviderResponseInfo,
-  THINKING_LEVELS,
-  type ThinkingLevel,
-} from "@arbor/ai-providers";
+import { type ImageContent, type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
 import {
   type CustomMessageInput,
   type Session,
@@ -37,9 +30,10 @@ import { userMessage } from "./messages.js";
 import { resolveModelReference } from "./models.js";
 import type { PendingWrite } from "./pending-writes.js";
 import type { HarnessOperation, HarnessPhase } from "./phase.js";
-import { type RecoveryHost, runWithRecovery } from "./run-recovery.js";
+import { RunRecovery } from "./run-recovery.js";
 import { createSessionAgent } from "./session-agent.js";
 import { SessionCompactor } from "./session-compaction.js";
+import { SessionContext } from "./session-context.js";
 import { SessionEvents } from "./session-events.js";
 import type { ExpandedInput, HarnessResources } from "./session-resources.js";
 import {
@@ -50,13 +44,10 @@ import {
 } from "./session-start.js";
 import type { HarnessSessionState, PromptOptions } from "./session-types.js";
 import { type SessionUsage, sessionUsage } from "./session-usage.js";
-import { SessionWriter } from "./session-writer.js";
+import type { SessionWriter } from "./session-writer.js";
 
-/** Who keeps track of a harness's open sessions (the harness). Internal. */
-export interface SessionHost {
-  started(session: HarnessSession): void;
-  closed(session: HarnessSession): void;
-}
+/** The open sessions of a harness, by id: a session adds itself when started and removes itself when closed. */
+export type OpenSessions = Map<string, HarnessSession>;
 
 interface Operation {
   readonly name: HarnessOperation;
@@ -80,6 +71,7 @@ export class HarnessSession {
   private readonly hookRegistry = new HookRegistry();
   private readonly hooks: HookRunner;
   private readonly events: SessionEvents;
+  private readonly context: SessionContext;
   private readonly writer: SessionWriter;
   private readonly compactor: SessionCompactor;
   private readonly allTools: readonly AgentTool[];
@@ -88,10 +80,7 @@ export class HarnessSession {
   private operation: Operation | undefined;
   private phaseValue: HarnessPhase = "idle";
   private closed = false;
-  private lastRun: readonly AgentMessage[] = [];
-  private lastProviderResponse: ProviderResponseInfo | undefined;
   private baseSystemPrompt: string;
-  private overheadCache: { systemPrompt: string; tools: readonly AgentTool[]; tokens: number } | undefined;
 
   private constructor(
     private readonly runtime: HarnessRuntime,
@@ -99,7 +88,7 @@ export class HarnessSession {
     /** Context files, skills and prompt templates loaded at session start. */
     readonly resources: HarnessResources,
     start: SessionStartState,
-    private readonly host: SessionHost,
+    private readonly openSessions: OpenSessions,
   ) {
     this.startWarnings = start.warnings;
     this.allTools = start.tools;
@@ -109,38 +98,27 @@ export class HarnessSession {
       () => ({ sessionId: this.id, signal: this.operation?.controller.signal ?? neverAborted }),
       (hook, error) => this.events.hookFailed(hook, error),
     );
-    this.writer = new SessionWriter(
-      () => this.currentSession,
-      (event) => this.events.emit(event),
-      (error) => this.events.report(error),
-    );
-    this.compactor = new SessionCompactor({
-      runtime,
-      session: currentSession,
-      hooks: this.hooks,
-      writer: this.writer,
-      events: this.events,
-      model: () => this.agent.state.model,
-      overheadTokens: () => this.overheadTokens(),
-    });
+    this.context = new SessionContext(runtime, currentSession, this.hooks, this.events);
+    this.writer = this.context.writer;
+    this.compactor = new SessionCompactor(this.context);
     const activeTools = this.allTools.filter((tool) => start.activeToolNames.includes(tool.name));
     this.baseSystemPrompt = composeSystemPrompt(runtime, currentSession.cwd, this.resources, activeTools);
-    this.agent = createSessionAgent({
-      runtime,
-      hooks: this.hooks,
-      model: start.model,
-      thinkingLevel: start.thinkingLevel,
-      tools: activeTools,
-      systemPrompt: this.baseSystemPrompt,
-      messages: currentSession.buildContext().messages as AgentMessage[],
-      prepareNextTurn: (turn) => this.prepareNextTurn(turn),
-      onEvent: (event) => this.onAgentEvent(event),
-      onResponse: (info) => {
-        this.lastProviderResponse = info;
+    this.agent = createSessionAgent(
+      this.context,
+      {
+        model: start.model,
+        thinkingLevel: start.thinkingLevel,
+        tools: activeTools,
+        systemPrompt: this.baseSystemPrompt,
+        messages: currentSession.buildContext().messages as AgentMessage[],
       },
-      report: (error) => this.events.report(error),
-      fitContext: (messages) => this.compactor.fitForCall(messages),
-    });
+      {
+        prepareNextTurn: (turn) => this.prepareNextTurn(turn),
+        onEvent: (event) => this.onAgentEvent(event),
+        fitContext: (messages) => this.compactor.fitForCall(messages),
+      },
+    );
+    this.context.bindAgent(this.agent);
   }
 
   /** Starts a harness session over a created or opened `Session`. Internal: use the harness. */
@@ -148,13 +126,13 @@ export class HarnessSession {
     runtime: HarnessRuntime,
     session: Session,
     origin: "new" | "open",
-    host: SessionHost,
+    openSessions: OpenSessions,
   ): Promise<HarnessSession> {
     const start = await restoreSessionState(runtime, session, origin);
-    const harness = new HarnessSession(runtime, session, start.resources, start, host);
+    const harness = new HarnessSession(runtime, session, start.resources, start, openSessions);
     for (const write of start.initialWrites) harness.writer.queue(write);
     await harness.writer.save("operation");
-    host.started(harness);
+    openSessions.set(harness.id, harness);
     return harness;
   }
 
@@ -191,7 +169,7 @@ export class HarnessSession {
       ...this.resources.warnings,
       ...this.startWarnings,
       ...this.currentSession.warnings,
-      ...this.compactor.warnings,
+      ...this.context.warnings,
     ];
   }
 
@@ -223,7 +201,8 @@ export class HarnessSession {
   /** How full the model's window is (the estimate the compaction check uses). O(messages since the last reply). */
   contextUsage(): ContextUsage {
     const estimate = estimateTranscriptTokens(this.agent.state.messages);
-    return contextUsageOf(estimate, this.compactor.contextWindow(), this.compactor.settings().reserveTokens);
+    const { context } = this;
+    return contextUsageOf(estimate, context.contextWindow(), context.compactionSettings().reserveTokens);
   }
 
   /**
@@ -293,7 +272,7 @@ export class HarnessSession {
         this.nextTurnQueue.unshift(...queued);
         return;
       }
-      await runWithRecovery(this.recoveryHost(operation), () => this.run(() => this.agent.prompt(messages)));
+      await this.runRecovering(operation, () => this.agent.prompt(messages));
     } finally {
       await this.end(operation);
     }
@@ -311,7 +290,7 @@ export class HarnessSession {
     try {
       await this.compactBeforeCall([], operation);
       if (operation.controller.signal.aborted) return;
-      await runWithRecovery(this.recoveryHost(operation), () => this.run(() => this.agent.continue()));
+      await this.runRecovering(operation, () => this.agent.continue());
     } finally {
       await this.end(operation);
     }
@@ -375,7 +354,7 @@ export class HarnessSession {
     try {
       const signal = operation.controller.signal;
       const outcome = await this.compactor.run("manual", this.currentSession.leafId, instructions, signal);
-      if (outcome.kind === "compacted") this.reloadTranscript();
+      if (outcome.kind === "compacted") this.context.reloadTranscript();
       return outcome;
     } finally {
       await this.end(operation);
@@ -394,14 +373,7 @@ export class HarnessSession {
     const operation = this.begin("navigateTree");
     try {
       const before = this.currentSession.leafId;
-      const result = await navigateTree(
-        {
-          ...this.compactor.summaryDependencies(),
-          signal: operation.controller.signal,
-        },
-        entryId,
-        options,
-      );
+      const result = await navigateTree(this.context, operation.controller.signal, entryId, options);
       if (result.kind === "moved") this.afterMove(result.entries, before);
       return result;
     } finally {
@@ -424,14 +396,7 @@ export class HarnessSession {
     const operation = this.begin("mergeBranch");
     try {
       const before = this.currentSession.leafId;
-      const result = await mergeBranch(
-        {
-          ...this.compactor.summaryDependencies(),
-          signal: operation.controller.signal,
-        },
-        sourceLeafId,
-        options,
-      );
+      const result = await mergeBranch(this.context, operation.controller.signal, sourceLeafId, options);
       if (result.kind === "merged") this.afterMove(result.entries, before);
       return result;
     } finally {
@@ -539,7 +504,7 @@ export class HarnessSession {
       throw new HarnessBusyError("append a custom message", this.operation.name, this.phase);
     }
     await this.record({ type: "custom_message", input });
-    this.reloadTranscript();
+    this.context.reloadTranscript();
   }
 
   /**
@@ -551,7 +516,7 @@ export class HarnessSession {
     await this.waitForIdle();
     this.closed = true;
     await this.writer.save("operation");
-    this.host.closed(this);
+    if (this.openSessions.get(this.id) === this) this.openSessions.delete(this.id);
   }
 
   // --------------------------------------------------------------------------------------------- internals
@@ -609,7 +574,7 @@ export class HarnessSession {
   }
 
   private async runtimeOpen(forked: Session): Promise<HarnessSession> {
-    return HarnessSession.start(this.runtime, forked, "open", this.host);
+    return HarnessSession.start(this.runtime, forked, "open", this.openSessions);
   }
 
   /**
@@ -628,12 +593,7 @@ export class HarnessSession {
     const names = this.allTools.map((tool) => tool.name);
     for (const write of settingsToRecord(this.currentSession, current, names)) this.writer.queue(write);
     this.compactor.reset();
-    this.reloadTranscript();
-  }
-
-  /** Replaces the agent's transcript with the session's context (after a compaction, a move, an append). */
-  private reloadTranscript(): void {
-    this.agent.replaceMessages(this.currentSession.buildContext().messages as AgentMessage[]);
+    this.context.reloadTranscript();
   }
 
   private queueChanged(): Promise<void> {
@@ -648,7 +608,7 @@ export class HarnessSession {
 
   private async onAgentEvent(event: AgentEvent): Promise<void> {
     if (event.type === "message_end") this.writer.appendMessage(event.message);
-    if (event.type === "agent_end") this.lastRun = event.messages;
+    if (event.type === "agent_end") this.context.lastRun = event.messages;
     await this.events.emit(event);
     if (event.type === "turn_start" || event.type === "message_start") await this.queueChanged();
     if (event.type === "turn_end") await this.writer.save("turn_end");
@@ -687,91 +647,39 @@ export class HarnessSession {
 
   // ------------------------------------------------------------------------------------------- recovery
 
-  private recoveryHost(operation: Operation): RecoveryHost {
-    const { runtime } = this;
-    const signal = operation.controller.signal;
-    return {
-      signal,
-      policy: runtime.settings.retry,
-      retryEnabled: runtime.settings.retryEnabled,
-      sleep: runtime.sleep,
-      lastRunFailure: () => this.lastRunFailure(),
-      lastResponse: () => this.lastProviderResponse,
-      contextWindow: () => this.compactor.contextWindow(),
-      compactAfterOverflow: async (failed) => {
-        const leafId = this.parentOf(failed);
-        const message = failed.errorMessage ?? "";
-        const { outcome, windowLearned } = await this.compactor.compactAfterOverflow(leafId, message, signal);
-        if (outcome.kind === "compacted") {
-          this.reloadTranscript();
-          return true;
-        }
-        // Nothing to compact, but the window the error stated lets the next call elide what does not fit.
-        if (!windowLearned) return false;
-        await this.dropFailedResponse(failed);
-        return true;
-      },
-      dropFailedResponse: (failed) => this.dropFailedResponse(failed),
-      continueRun: async () => {
-        await this.compactBeforeCall([], operation);
-        if (signal.aborted) return false;
-        try {
-          await this.run(() => this.agent.continue());
-          return true;
-        } catch (error) {
-          // The transcript cannot be continued (CannotContinueError): recovery stops here.
-          this.events.report(error);
-          return false;
-        }
-      },
-      setPhase: (phase) => this.setPhase(phase),
-      emit: (event) => this.events.emit(event),
-    };
-  }
-
   /**
-   * chars/4 of the system prompt and the tools' names, descriptions and parameters: what every call sends
-   * besides the messages. Cached until the prompt or the tools change.
+   * Runs the agent (`start`), then recovers from the failures worth another attempt as {@link RunRecovery}
+   * decides: compacting after an overflow, retrying transient failures (phase `retry` while waiting).
    */
-  private overheadTokens(): number {
-    const { systemPrompt, tools } = this.agent.state;
-    const cached = this.overheadCache;
-    if (cached !== undefined && cached.systemPrompt === systemPrompt && cached.tools === tools)
-      return cached.tokens;
-    const schemas = tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-    }));
-    const tokens = Math.ceil((systemPrompt.length + JSON.stringify(schemas).length) / 4);
-    this.overheadCache = { systemPrompt, tools, tokens };
-    return tokens;
-  }
-
-  /** Takes a failed response out of the model's context: a `leaf` entry moves back to its parent. */
-  private async dropFailedResponse(failed: AssistantMessage): Promise<void> {
-    const target = this.parentOf(failed);
-    if (this.currentSession.leafId !== target) {
-      this.writer.track(this.currentSession.moveTo(target).entries);
-      await this.writer.save("operation");
+  private async runRecovering(operation: Operation, start: () => Promise<void>): Promise<void> {
+    const signal = operation.controller.signal;
+    await this.run(start);
+    const recovery = new RunRecovery(this.context, signal);
+    for (let step = recovery.next(); step.kind !== "stop"; step = recovery.next()) {
+      if (step.kind === "overflow") {
+        if (!(await this.compactor.recoverFromOverflow(step.failed, signal)) || signal.aborted) break;
+      } else {
+        await recovery.schedule(step);
+        this.setPhase("retry");
+        if (!(await recovery.retry(step))) break;
+      }
+      if (!(await this.resume(operation))) break;
     }
-    this.reloadTranscript();
+    await recovery.finish();
   }
 
-  /** The entry a failed response follows (where the session continues without it). */
-  private parentOf(message: AgentMessage): string | null {
-    const entryId = this.writer.entryIdOf(message);
-    if (entryId === undefined) return this.currentSession.leafId;
-    return this.currentSession.getEntry(entryId)?.parentId ?? null;
-  }
-
-  private lastRunFailure(): AssistantMessage | undefined {
-    for (let index = this.lastRun.length - 1; index >= 0; index--) {
-      const message = this.lastRun[index]!;
-      if (message.role !== "assistant") continue;
-      return message.stopReason === "error" ? message : undefined;
+  /** Runs the agent again from the current transcript, after the check before a call; false when it could not start. */
+  private async resume(operation: Operation): Promise<boolean> {
+    await this.compactBeforeCall([], operation);
+    if (operation.controller.signal.aborted) return false;
+    try {
+      await this.run(() => this.agent.continue());
+      return true;
+    } catch (error) {
+      // The transcript cannot be continued (CannotContinueError): recovery stops here.
+      this.events.report(error);
+      return false;
     }
-    return undefined;
   }
 }
 

@@ -3,7 +3,7 @@ import { defaultCompactionStrategy, type SummarizerTarget } from "@arbor/compact
 import { type CreateSessionOptions, Session } from "@arbor/session-store";
 import { InvalidHarnessOptionsError } from "./errors.js";
 import type { HarnessOptions, HarnessRuntime } from "./harness-options.js";
-import { HarnessSession, type SessionHost } from "./harness-session.js";
+import { HarnessSession, type OpenSessions } from "./harness-session.js";
 import { HookRegistry } from "./hook-registry.js";
 import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
 import { type ModelSources, resolveModelReference } from "./models.js";
@@ -26,7 +26,7 @@ export interface NewSessionOptions {
  * turned into running sessions. It never imports a concrete provider or store.
  */
 export class AgentHarness {
-  private readonly open = new Map<string, HarnessSession>();
+  private readonly open: OpenSessions = new Map();
 
   /** @internal Use {@link createHarness}. */
   constructor(private readonly runtime: HarnessRuntime) {}
@@ -87,17 +87,8 @@ export class AgentHarness {
   }
 
   private async adopt(session: Session, origin: "new" | "open"): Promise<HarnessSession> {
-    return HarnessSession.start(this.runtime, session, origin, this.host);
+    return HarnessSession.start(this.runtime, session, origin, this.open);
   }
-
-  private readonly host: SessionHost = {
-    started: (session) => {
-      this.open.set(session.id, session);
-    },
-    closed: (session) => {
-      if (this.open.get(session.id) === session) this.open.delete(session.id);
-    },
-  };
 }
 
 /**

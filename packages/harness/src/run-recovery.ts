@@ -5,32 +5,9 @@ import {
   isContextOverflow,
   type ProviderResponseInfo,
   parseRetryAfter,
-  type RetryPolicy,
 } from "@arbor/ai-providers";
 import type { HarnessEvent } from "./events.js";
-import type { HarnessPhase } from "./phase.js";
-
-/** What the recovery loop needs from a session. Internal. */
-export interface RecoveryHost {
-  /** The operation's signal: an abort ends the loop. */
-  readonly signal: AbortSignal;
-  readonly policy: RetryPolicy;
-  readonly retryEnabled: boolean;
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-  /** The final assistant message of the last run when it failed (`stopReason: "error"`). */
-  lastRunFailure(): AssistantMessage | undefined;
-  /** What the provider reported about the failed request (status, `retry-after`). */
-  lastResponse(): ProviderResponseInfo | undefined;
-  contextWindow(): number;
-  /** Compacts the context without the failed response (reason `overflow`); true when it did. */
-  compactAfterOverflow(failed: AssistantMessage): Promise<boolean>;
-  /** Takes the failed response out of the model's context (it stays in the session file). */
-  dropFailedResponse(failed: AssistantMessage): Promise<void>;
-  /** Runs the agent again from the current transcript (`Agent.continue()`); false when it could not start. */
-  continueRun(): Promise<boolean>;
-  setPhase(phase: HarnessPhase): void;
-  emit(event: HarnessEvent): Promise<void>;
-}
+import type { SessionContext } from "./session-context.js";
 
 /** The failure as `decideRetry` needs it: the error text, plus the HTTP status and `retry-after` when known. */
 export function failureInfoOf(
@@ -46,64 +23,101 @@ export function failureInfoOf(
   return info;
 }
 
+/** What the last run's outcome calls for. */
+export type RecoveryStep =
+  /** Compact without the failed response (reason `overflow`), then continue. */
+  | { kind: "overflow"; failed: AssistantMessage }
+  /** Wait `delayMs`, take the failed response out of the context, then continue. */
+  | { kind: "retry"; failed: AssistantMessage; attempt: number; delayMs: number }
+  /** Nothing (more) to recover: the run stands as it ended. */
+  | { kind: "stop" };
+
+const STOP: RecoveryStep = { kind: "stop" };
+
 /**
- * Runs `start` (a prompt or a continuation), then recovers from the failures worth another attempt:
+ * The recovery of one run (a prompt or a continuation) from the failures worth another attempt. The session
+ * runs the loop — it owns the phase and the agent — and asks this object what to do after each run:
  *
- * - a context overflow (`isContextOverflow`): compact (reason `overflow`) and continue — once per call of
- *   this function; a second overflow stays an error;
+ * - a context overflow (`isContextOverflow`): compact (reason `overflow`) and continue — once per run; a
+ *   second overflow stays an error;
  * - a transient failure (`isTransientFailure`: 429, 5xx, overloaded, a dropped connection …): wait as the
  *   retry policy says (`retry_scheduled`), take the failed response out of the context, and continue
  *   (`retry_attempt`); `retry_finished` ends a series of retries, successful or not.
  *
- * Anything else (a permanent error, an abort) ends the loop; the failed response stays where it is.
+ * Anything else (a permanent error, an abort) stops; the failed response stays where it is. Internal.
  */
-export async function runWithRecovery(host: RecoveryHost, start: () => Promise<void>): Promise<void> {
-  await start();
-  let retries = 0;
-  let overflowHandled = false;
-  let gaveUp: string | undefined;
-  for (;;) {
-    const failed = host.lastRunFailure();
-    if (failed === undefined || host.signal.aborted) break;
-    if (isContextOverflow(failed, host.contextWindow())) {
-      if (overflowHandled || !(await host.compactAfterOverflow(failed))) break;
-      overflowHandled = true;
-      if (host.signal.aborted || !(await host.continueRun())) break;
-      continue;
+export class RunRecovery {
+  private retries = 0;
+  private overflowHandled = false;
+  private gaveUp: string | undefined;
+
+  constructor(
+    private readonly context: SessionContext,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** What the outcome of the run that just ended calls for. */
+  next(): RecoveryStep {
+    const { context } = this;
+    const failed = context.lastRunFailure();
+    if (failed === undefined || this.signal.aborted) return STOP;
+    if (isContextOverflow(failed, context.contextWindow())) {
+      if (this.overflowHandled) return STOP;
+      this.overflowHandled = true;
+      return { kind: "overflow", failed };
     }
-    if (!host.retryEnabled) break;
-    const decision = decideRetry(host.policy, retries + 1, failureInfoOf(failed, host.lastResponse()));
+    const { settings } = context.runtime;
+    if (!settings.retryEnabled) return STOP;
+    const info = failureInfoOf(failed, context.lastProviderResponse);
+    const decision = decideRetry(settings.retry, this.retries + 1, info);
     if (!decision.retry) {
-      gaveUp = decision.reason;
-      break;
+      this.gaveUp = decision.reason;
+      return STOP;
     }
-    retries = decision.attempt;
-    await host.emit({
-      type: "retry_scheduled",
-      attempt: retries,
-      maxRetries: host.policy.maxRetries,
-      delayMs: decision.delayMs,
-      errorMessage: failed.errorMessage ?? "",
-    });
-    host.setPhase("retry");
-    try {
-      await host.sleep(decision.delayMs, host.signal);
-    } catch {
-      // Aborted while waiting: reported below.
-    }
-    if (host.signal.aborted) break;
-    await host.dropFailedResponse(failed);
-    await host.emit({ type: "retry_attempt", attempt: retries });
-    if (!(await host.continueRun())) break;
+    this.retries = decision.attempt;
+    return { kind: "retry", failed, attempt: decision.attempt, delayMs: decision.delayMs };
   }
-  if (retries === 0) return;
-  const failure = host.lastRunFailure();
-  const finished: Extract<HarnessEvent, { type: "retry_finished" }> = {
-    type: "retry_finished",
-    success: failure === undefined && !host.signal.aborted,
-    attempts: retries,
-  };
-  if (host.signal.aborted) finished.aborted = true;
-  else if (failure !== undefined) finished.errorMessage = gaveUp ?? failure.errorMessage ?? "failed";
-  await host.emit(finished);
+
+  /** Announces a retry (`retry_scheduled`); the session is then in phase `retry`. */
+  async schedule(step: Extract<RecoveryStep, { kind: "retry" }>): Promise<void> {
+    await this.context.events.emit({
+      type: "retry_scheduled",
+      attempt: step.attempt,
+      maxRetries: this.context.runtime.settings.retry.maxRetries,
+      delayMs: step.delayMs,
+      errorMessage: step.failed.errorMessage ?? "",
+    });
+  }
+
+  /**
+   * Waits the retry's delay, takes the failed response out of the context and emits `retry_attempt`.
+   * Returns false when aborted while waiting (nothing changed).
+   */
+  async retry(step: Extract<RecoveryStep, { kind: "retry" }>): Promise<boolean> {
+    const { context, signal } = this;
+    try {
+      await context.runtime.sleep(step.delayMs, signal);
+    } catch {
+      // Aborted while waiting: reported by finish().
+    }
+    if (signal.aborted) return false;
+    await context.dropFailedResponse(step.failed);
+    await context.events.emit({ type: "retry_attempt", attempt: step.attempt });
+    return true;
+  }
+
+  /** Ends a series of retries with `retry_finished` (nothing when no retry was made). */
+  async finish(): Promise<void> {
+    if (this.retries === 0) return;
+    const { context, signal } = this;
+    const failure = context.lastRunFailure();
+    const finished: Extract<HarnessEvent, { type: "retry_finished" }> = {
+      type: "retry_finished",
+      success: failure === undefined && !signal.aborted,
+      attempts: this.retries,
+    };
+    if (signal.aborted) finished.aborted = true;
+    else if (failure !== undefined) finished.errorMessage = this.gaveUp ?? failure.errorMessage ?? "failed";
+    await context.events.emit(finished);
+  }
 }

@@ -6,28 +6,26 @@ import {
   type AgentTurnContext,
   type AgentTurnUpdate,
 } from "@arbor/agent-core";
-import type { Model, ProviderResponseInfo, ThinkingLevel } from "@arbor/ai-providers";
-import type { HarnessRuntime } from "./harness-options.js";
-import type { HookRunner } from "./hook-registry.js";
+import type { Model, ThinkingLevel } from "@arbor/ai-providers";
 import { convertSessionMessageToLlm } from "./messages.js";
 import { wrapStreamFn } from "./provider-stream.js";
+import type { SessionContext } from "./session-context.js";
 
-/** What the agent of a harness session is built from. Internal. */
-export interface SessionAgentOptions {
-  runtime: HarnessRuntime;
-  hooks: HookRunner;
+/** What the agent of a harness session starts with. Internal. */
+export interface SessionAgentStart {
   model: Model;
   thinkingLevel: ThinkingLevel;
   tools: readonly AgentTool[];
   systemPrompt: string;
   messages: readonly AgentMessage[];
+}
+
+/** Where the agent's loop calls back into its harness session. Internal. */
+export interface SessionAgentWiring {
   /** Between two turns (the harness compacts there, then runs the `prepareNextTurn` handlers). */
   prepareNextTurn: (turn: AgentTurnContext) => Promise<AgentTurnUpdate | undefined>;
   /** Every event of every run (persistence and forwarding). */
   onEvent: (event: AgentEvent) => Promise<void>;
-  /** The provider reported a response (its status and headers feed the retry decision). */
-  onResponse: (info: ProviderResponseInfo | undefined) => void;
-  report: (error: unknown) => void;
   /** The last step of every call's context, after the `context` hooks: fits it to the window. */
   fitContext: (messages: AgentMessage[]) => AgentMessage[];
 }
@@ -39,33 +37,41 @@ export interface SessionAgentOptions {
  * execution, queue modes, request options). With retries on, providers are asked not to retry by themselves
  * (`maxRetries: 0`) unless the settings say otherwise.
  */
-export function createSessionAgent(options: SessionAgentOptions): Agent {
-  const { runtime, hooks } = options;
+export function createSessionAgent(
+  context: SessionContext,
+  start: SessionAgentStart,
+  wiring: SessionAgentWiring,
+): Agent {
+  const { runtime, hooks } = context;
   const settings = runtime.settings;
   const streamOptions = { ...settings.streamOptions };
   if (settings.retryEnabled && streamOptions.maxRetries === undefined) streamOptions.maxRetries = 0;
   const agent = new Agent({
-    model: options.model,
+    model: start.model,
     streamFn: wrapStreamFn(runtime.streamFn, hooks, {
-      onRequest: () => options.onResponse(undefined),
-      onResponse: (info) => options.onResponse(info),
+      onRequest: () => {
+        context.lastProviderResponse = undefined;
+      },
+      onResponse: (info) => {
+        context.lastProviderResponse = info;
+      },
     }),
-    systemPrompt: options.systemPrompt,
-    thinkingLevel: options.thinkingLevel,
-    tools: options.tools,
-    messages: options.messages,
+    systemPrompt: start.systemPrompt,
+    thinkingLevel: start.thinkingLevel,
+    tools: start.tools,
+    messages: start.messages,
     toolExecution: settings.toolExecution,
     streamOptions,
     steeringMode: settings.steeringMode,
     followUpMode: settings.followUpMode,
     convertMessageToLlm: convertSessionMessageToLlm,
-    transformContext: async (messages) => options.fitContext(await hooks.context(messages)),
+    transformContext: async (messages) => wiring.fitContext(await hooks.context(messages)),
     beforeToolCall: (context) => hooks.toolCall(context),
     afterToolCall: (context) => hooks.toolResult(context),
-    prepareNextTurn: options.prepareNextTurn,
+    prepareNextTurn: wiring.prepareNextTurn,
     shouldStopAfterTurn: (turn) => hooks.shouldStopAfterTurn(turn),
-    onListenerError: options.report,
+    onListenerError: (error) => context.events.report(error),
   });
-  agent.subscribe((event) => options.onEvent(event));
+  agent.subscribe((event) => wiring.onEvent(event));
   return agent;
 }

@@ -1,83 +1,23 @@
 import type { AgentMessage } from "@arbor/agent-core";
-import {
-  describeError,
-  type Model,
-  parseContextLimit,
-  type StreamFn,
-  type StreamOptions,
-  type Usage,
-} from "@arbor/ai-providers";
-import {
-  type CompactionSettingAdjustment,
-  type CompactionSettings,
-  type CompactionStrategy,
-  effectiveCompactionSettings,
-  type SummarizerTarget,
-  shouldCompact,
-  tokensOfChars,
-} from "@arbor/compaction";
+import { type AssistantMessage, describeError, type Usage } from "@arbor/ai-providers";
+import { shouldCompact, tokensOfChars } from "@arbor/compaction";
 import type { Session, SessionEntry } from "@arbor/session-store";
-import type { NavigationDependencies } from "./branch-navigation.js";
 import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
-import type { HarnessCompactionOutcome, HarnessEvent } from "./events.js";
-import type { HarnessRuntime } from "./harness-options.js";
-import type { HookRunner } from "./hook-registry.js";
+import type { HarnessCompactionOutcome } from "./events.js";
 import type { CompactionReason, CustomCompaction } from "./hooks.js";
-import type { SessionEvents } from "./session-events.js";
-import type { SessionWriter } from "./session-writer.js";
+import type { SessionContext } from "./session-context.js";
+import { CONTEXT_WINDOW_ENTRY } from "./session-window.js";
 
 /**
  * Compaction in the harness: the check before every model call, compaction on demand and after an
- * overflow ({@link SessionCompactor}), and one compaction planned, summarized and appended
- * ({@link runCompaction}). The estimate it checks is `estimateTranscriptTokens` (context-usage.ts).
+ * overflow, and one compaction planned, summarized and appended — all in {@link SessionCompactor}. The
+ * estimate it checks is `estimateTranscriptTokens` (context-usage.ts); the window it fits is the session's
+ * (`SessionWindow`).
  */
-
-/** The `customType` of the entry that records a window learned from an overflow error. */
-export const CONTEXT_WINDOW_ENTRY = "arbor.context_window";
-
-/** The `data` of a {@link CONTEXT_WINDOW_ENTRY} entry. */
-export interface ContextWindowRecord {
-  provider: string;
-  modelId: string;
-  /** The window the provider's overflow error stated, in tokens. */
-  contextWindow: number;
-}
 
 /** The smallest kept tail an overflow compaction halves down to. */
 export const MIN_OVERFLOW_KEEP_TOKENS = 64;
-
-/** A configured value that could not work at all for the window (not just one larger than the clamp). */
-function cannotWork(
-  adjustment: CompactionSettingAdjustment,
-  contextWindow: number,
-  effective: CompactionSettings,
-): boolean {
-  if (adjustment.setting === "reserveTokens") return adjustment.configured >= contextWindow;
-  return adjustment.configured >= contextWindow - effective.reserveTokens;
-}
-
-function windowKey(model: Model): string {
-  return `${model.provider}/${model.id}`;
-}
-
-/** What a compaction needs from its session. Internal. */
-export interface CompactionDependencies {
-  session: Session;
-  /** The session's model (its window sets the kept tail; it summarizes unless `summarizer` is given). */
-  model: Model;
-  streamFn: StreamFn;
-  summarizer: SummarizerTarget | undefined;
-  settings: CompactionSettings;
-  strategy: CompactionStrategy;
-  hooks: HookRunner;
-  streamOptions: Omit<StreamOptions, "signal" | "maxTokens"> | undefined;
-  emit: (event: HarnessEvent) => Promise<void>;
-  /** The window the context must fit, when smaller than the model's (one learned from an overflow error). */
-  contextWindow?: number;
-  /** Writes what the session holds in memory, naming the entries this compaction appended (never throws). */
-  save: (entries: readonly SessionEntry[]) => Promise<void>;
-}
 
 /** One compaction to run. */
 export interface CompactionRequest {
@@ -127,123 +67,10 @@ export function compactionBranch(session: Session, leafId: string | null): Sessi
 }
 
 /**
- * Plans, summarizes (or takes a hook's summary) and appends one compaction; emits `compaction_start` and
- * `compaction_end`. The caller guarantees that no other compaction of the session is running.
- *
- * Contract: never throws — a failing strategy or store becomes `{ kind: "failed" }`, an abort
- * `{ kind: "aborted" }`; nothing is appended unless the outcome is `compacted`.
- */
-export async function runCompaction(
-  dependencies: CompactionDependencies,
-  request: CompactionRequest,
-): Promise<HarnessCompactionOutcome> {
-  const { session, settings, strategy, hooks, emit } = dependencies;
-  const { reason, signal } = request;
-  const branchEntries = compactionBranch(session, request.leafId);
-  const contextWindow = dependencies.contextWindow ?? dependencies.model.contextWindow;
-  const plan = strategy.prepare(branchEntries, settings, { contextWindow });
-  const tokensBefore = plan.tokensBefore;
-  await emit({ type: "compaction_start", reason, tokensBefore });
-  const finish = async (outcome: HarnessCompactionOutcome): Promise<HarnessCompactionOutcome> => {
-    const tokensAfter = outcome.kind === "compacted" ? outcome.tokensAfter : tokensBefore;
-    await emit({ type: "compaction_end", reason, outcome, tokensBefore, tokensAfter });
-    return outcome;
-  };
-  if (plan.kind === "nothing_to_compact") {
-    return finish({ kind: "nothing_to_compact", reason: plan.reason, tokensBefore });
-  }
-
-  const decision = await hooks.first(
-    "session_before_compact",
-    { reason, preparation: plan, branchEntries, customInstructions: request.instructions, signal },
-    (result) => result.cancel === true || result.compaction !== undefined,
-  );
-  if (decision?.cancel === true) return finish({ kind: "cancelled" });
-
-  let summary: string;
-  let firstKeptEntryId: string;
-  let tokensAfter: number;
-  let details: Record<string, unknown>;
-  const custom: CustomCompaction | undefined = decision?.compaction;
-  if (custom !== undefined) {
-    summary = custom.summary;
-    firstKeptEntryId = custom.firstKeptEntryId ?? plan.firstKeptEntryId;
-    const freed = plan.summarizedTokens - tokensOfChars(summary.length);
-    tokensAfter = Math.max(0, plan.tokensBefore - freed);
-    details = {
-      readFiles: plan.fileOperations.readFiles,
-      modifiedFiles: plan.fileOperations.modifiedFiles,
-      covered: plan.covered,
-      ...custom.details,
-      tokensAfter,
-      reason,
-    };
-  } else {
-    try {
-      const outcome = await strategy.compact(plan, {
-        stream: dependencies.streamFn,
-        model: dependencies.model,
-        summarizer: dependencies.summarizer,
-        signal,
-        customInstructions: request.instructions,
-        streamOptions: dependencies.streamOptions,
-      });
-      if (outcome.kind === "aborted") return finish({ kind: "aborted" });
-      summary = outcome.summary;
-      firstKeptEntryId = outcome.firstKeptEntryId;
-      tokensAfter = outcome.tokensAfter;
-      const extra: HarnessCompactionDetails = { tokensAfter, reason, usage: outcome.usage };
-      details = { ...outcome.details, ...extra };
-    } catch (error) {
-      return finish({ kind: "failed", message: `Compaction failed: ${describeError(error)}` });
-    }
-  }
-  if (signal.aborted) return finish({ kind: "aborted" });
-
-  let entryId: string;
-  const appended: SessionEntry[] = [];
-  try {
-    if (session.leafId !== request.leafId) appended.push(...session.moveTo(request.leafId).entries);
-    const entry = session.appendCompaction({
-      summary,
-      firstKeptEntryId,
-      tokensBefore,
-      details,
-      fromHook: custom !== undefined ? true : undefined,
-    });
-    entryId = entry.id;
-    appended.push(entry);
-  } catch (error) {
-    return finish({ kind: "failed", message: `Compaction could not be recorded: ${describeError(error)}` });
-  }
-  await dependencies.save(appended);
-  return finish({
-    kind: "compacted",
-    entryId,
-    summary,
-    firstKeptEntryId,
-    tokensBefore,
-    tokensAfter,
-    fromHook: custom !== undefined,
-  });
-}
-
-/** What the compactor needs from its harness session. Internal. */
-export interface CompactorHost {
-  readonly runtime: HarnessRuntime;
-  readonly session: Session;
-  readonly hooks: HookRunner;
-  readonly writer: SessionWriter;
-  readonly events: SessionEvents;
-  /** The model of the next call. */
-  model(): Model;
-  /** Estimated tokens of what every call sends besides the messages: the system prompt and the tools. */
-  overheadTokens(): number;
-}
-
-/**
  * The compactions of one harness session: the check before every model call (seed 000 sections 4 and 5.1),
- * compaction on demand and after an overflow — never two at once. Internal.
+ * compaction on demand and after an overflow — never two at once — and the fitting of every call's
+ * messages to the window. It never changes the session's phase: `HarnessSession` reports `compaction`
+ * while {@link isRunning}. Internal.
  */
 export class SessionCompactor {
   private running = false;
@@ -251,109 +78,8 @@ export class SessionCompactor {
   private retryAbove: number | undefined;
   /** Once a call was elided, the provider's usage no longer vouches for the whole transcript. */
   private elidedBefore = false;
-  /** Windows stated by overflow errors, per `provider/modelId`. */
-  private learned: Map<string, number> | undefined;
-  /** The adjustments of the configured settings already warned about (once each per session). */
-  private readonly warned = new Set<string>();
-  private readonly warningList: string[] = [];
 
-  constructor(private readonly host: CompactorHost) {}
-
-  /** The warnings about settings that cannot work for the model's window (each once). */
-  get warnings(): readonly string[] {
-    this.settings();
-    return this.warningList;
-  }
-
-  /**
-   * The window the context must fit: the model's, or the smaller one a provider's overflow error stated
-   * for this model (recorded as a `custom` entry {@link CONTEXT_WINDOW_ENTRY}, read back on open).
-   */
-  contextWindow(): number {
-    const model = this.host.model();
-    const learned = this.learnedWindows().get(windowKey(model));
-    return learned !== undefined && learned < model.contextWindow ? learned : model.contextWindow;
-  }
-
-  /**
-   * After an overflow error that states the limit (`parseContextLimit`): when it is below the window in
-   * effect, it becomes the session's window for this model. Returns what to record, or undefined.
-   */
-  private learnWindow(errorMessage: string): ContextWindowRecord | undefined {
-    const limit = parseContextLimit(errorMessage);
-    if (limit === undefined || limit >= this.contextWindow()) return undefined;
-    const model = this.host.model();
-    this.learnedWindows().set(windowKey(model), limit);
-    this.retryAbove = undefined;
-    return { provider: model.provider, modelId: model.id, contextWindow: limit };
-  }
-
-  /** The windows learned so far, per model; read from the session's path at first use. O(path) once. */
-  private learnedWindows(): Map<string, number> {
-    if (this.learned !== undefined) return this.learned;
-    const learned = new Map<string, number>();
-    for (const ref of this.host.session.getPath()) {
-      if (ref.type !== "custom") continue;
-      const entry = ref.entry();
-      if (entry?.type !== "custom" || entry.customType !== CONTEXT_WINDOW_ENTRY) continue;
-      const data = entry.data as Partial<ContextWindowRecord> | undefined;
-      if (typeof data?.contextWindow !== "number" || !(data.contextWindow > 0)) continue;
-      learned.set(`${data.provider}/${data.modelId}`, data.contextWindow);
-    }
-    this.learned = learned;
-    return learned;
-  }
-
-  /**
-   * The compaction settings in effect for the model's window (`effectiveCompactionSettings`): a reserve or a
-   * kept tail too large for the window is clamped. A value that cannot work at all — a reserve at or above
-   * the window, a kept tail at or above what the reserve leaves — also becomes a warning, once per session.
-   */
-  settings(): CompactionSettings {
-    const window = this.contextWindow();
-    const effective = effectiveCompactionSettings(this.host.runtime.settings.compaction, window);
-    for (const adjustment of effective.adjustments) {
-      if (!cannotWork(adjustment, window, effective.settings) || this.warned.has(adjustment.message))
-        continue;
-      this.warned.add(adjustment.message);
-      this.warningList.push(adjustment.message);
-    }
-    return effective.settings;
-  }
-
-  /**
-   * The messages of one model call, fitted to `contextWindow - reserveTokens` less the system prompt and
-   * the tools: when they still do not fit
-   * after compaction, the largest ones (never the newest user prompt) are elided for this call only, with a
-   * marker naming the entry and how to `recall` it (`fitContextToWindow`). The session's entries stay whole.
-   */
-  fitForCall(messages: AgentMessage[]): AgentMessage[] {
-    const budgetTokens = this.contextWindow() - this.settings().reserveTokens - this.host.overheadTokens();
-    let lookup: Map<object, string> | undefined;
-    const entryIdOf = (message: AgentMessage): string | undefined => {
-      const known = this.host.writer.entryIdOf(message);
-      if (known !== undefined) return known;
-      lookup ??= this.contextEntryIds();
-      return lookup.get(message);
-    };
-    // After an elision or with a learned window, the usage a provider reported does not vouch for the
-    // whole transcript: estimate every message.
-    const fullEstimate = this.elidedBefore || this.contextWindow() < this.host.model().contextWindow;
-    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate });
-    if (fit.elided.length > 0) this.elidedBefore = true;
-    return fit.messages;
-  }
-
-  /** The entry id of every message of the session's context (by identity). O(context); elision only. */
-  private contextEntryIds(): Map<object, string> {
-    const context = this.host.session.buildContext();
-    const ids = new Map<object, string>();
-    context.messages.forEach((message, index) => {
-      const id = context.entryIds[index];
-      if (id !== undefined) ids.set(message, id);
-    });
-    return ids;
-  }
+  constructor(private readonly context: SessionContext) {}
 
   /** True while a compaction runs: the session's phase is then `compaction`. */
   get isRunning(): boolean {
@@ -363,6 +89,43 @@ export class SessionCompactor {
   /** Forgets a failed threshold attempt (the context or the model changed). */
   reset(): void {
     this.retryAbove = undefined;
+  }
+
+  /**
+   * The messages of one model call, fitted to `contextWindow - reserveTokens` less the system prompt and
+   * the tools: when they still do not fit
+   * after compaction, the largest ones (never the newest user prompt) are elided for this call only, with a
+   * marker naming the entry and how to `recall` it (`fitContextToWindow`). The session's entries stay whole.
+   */
+  fitForCall(messages: AgentMessage[]): AgentMessage[] {
+    const { context } = this;
+    const contextWindow = context.contextWindow();
+    const budgetTokens =
+      contextWindow - context.compactionSettings().reserveTokens - context.overheadTokens();
+    let lookup: Map<object, string> | undefined;
+    const entryIdOf = (message: AgentMessage): string | undefined => {
+      const known = context.writer.entryIdOf(message);
+      if (known !== undefined) return known;
+      lookup ??= this.contextEntryIds();
+      return lookup.get(message);
+    };
+    // After an elision or with a learned window, the usage a provider reported does not vouch for the
+    // whole transcript: estimate every message.
+    const fullEstimate = this.elidedBefore || contextWindow < context.model.contextWindow;
+    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate });
+    if (fit.elided.length > 0) this.elidedBefore = true;
+    return fit.messages;
+  }
+
+  /** The entry id of every message of the session's context (by identity). O(context); elision only. */
+  private contextEntryIds(): Map<object, string> {
+    const built = this.context.session.buildContext();
+    const ids = new Map<object, string>();
+    built.messages.forEach((message, index) => {
+      const id = built.entryIds[index];
+      if (id !== undefined) ids.set(message, id);
+    });
+    return ids;
   }
 
   /**
@@ -377,17 +140,18 @@ export class SessionCompactor {
     pending: readonly AgentMessage[],
     signal: AbortSignal,
   ): Promise<AgentMessage[] | undefined> {
-    const settings = this.settings();
+    const { context } = this;
+    const settings = context.compactionSettings();
     if (!settings.enabled) return undefined;
     const tokens = withPendingMessages(estimateTranscriptTokens(transcript), pending).tokens;
-    if (!shouldCompact(tokens, this.contextWindow(), settings)) return undefined;
+    if (!shouldCompact(tokens, context.contextWindow(), settings)) return undefined;
     if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
-    const outcome = await this.run("threshold", this.host.session.leafId, undefined, signal);
+    const outcome = await this.run("threshold", context.session.leafId, undefined, signal);
     if (outcome.kind !== "compacted") {
       this.retryAbove = tokens + Math.max(1, Math.floor(settings.keepRecentTokens / 8));
       return undefined;
     }
-    return this.host.session.buildContext().messages as AgentMessage[];
+    return context.session.buildContext().messages as AgentMessage[];
   }
 
   /**
@@ -405,30 +169,34 @@ export class SessionCompactor {
   ): Promise<HarnessCompactionOutcome> {
     if (this.running) return { kind: "failed", message: "Another compaction of this session is running." };
     this.running = true;
-    const host = this.host;
     try {
-      await host.writer.save("operation");
-      const dependencies = this.summaryDependencies();
-      if (keepRecentTokens !== undefined) {
-        dependencies.settings = { ...dependencies.settings, keepRecentTokens };
-      }
-      const outcome = await runCompaction(
-        {
-          ...dependencies,
-          contextWindow: this.contextWindow(),
-          strategy: host.runtime.strategy,
-          save: async (entries) => {
-            host.writer.track(entries);
-            await host.writer.save("operation");
-          },
-        },
-        { reason, leafId, instructions, signal },
-      );
+      await this.context.writer.save("operation");
+      const outcome = await this.compactOnce({ reason, leafId, instructions, signal }, keepRecentTokens);
       if (outcome.kind === "compacted") this.retryAbove = undefined;
       return outcome;
     } finally {
       this.running = false;
     }
+  }
+
+  /**
+   * Recovers from an overflow error of `failed` (reason `overflow`): compacts the branch without the failed
+   * response and reloads the transcript. When nothing could be compacted but the error stated a smaller
+   * window, the failed response is taken out of the context instead (the next call fits: the check before
+   * it elides). Returns false when neither helped.
+   */
+  async recoverFromOverflow(failed: AssistantMessage, signal: AbortSignal): Promise<boolean> {
+    const { context } = this;
+    const leafId = context.parentOf(failed);
+    const message = failed.errorMessage ?? "";
+    const { outcome, windowLearned } = await this.compactAfterOverflow(leafId, message, signal);
+    if (outcome.kind === "compacted") {
+      context.reloadTranscript();
+      return true;
+    }
+    if (!windowLearned) return false;
+    await context.dropFailedResponse(failed);
+    return true;
   }
 
   /**
@@ -439,19 +207,21 @@ export class SessionCompactor {
    * tried again, down to {@link MIN_OVERFLOW_KEEP_TOKENS}, before giving up. `windowLearned` says whether
    * the window shrank: then the next call fits even without a compaction (the check before it elides).
    */
-  async compactAfterOverflow(
+  private async compactAfterOverflow(
     leafId: string | null,
     errorMessage: string,
     signal: AbortSignal,
   ): Promise<{ outcome: HarnessCompactionOutcome; windowLearned: boolean }> {
-    const learned = this.learnWindow(errorMessage);
+    const { context } = this;
+    const learned = context.window.learn(context.model, errorMessage);
+    if (learned !== undefined) this.retryAbove = undefined;
     try {
       const outcome = await this.compactWithShrinkingTail(leafId, signal);
       return { outcome, windowLearned: learned !== undefined };
     } finally {
       // Queued after the compaction moved the leaf, so that the record stays on the session's path.
       if (learned !== undefined) {
-        this.host.writer.queue({ type: "custom", customType: CONTEXT_WINDOW_ENTRY, data: learned });
+        context.writer.queue({ type: "custom", customType: CONTEXT_WINDOW_ENTRY, data: learned });
       }
     }
   }
@@ -460,8 +230,8 @@ export class SessionCompactor {
     leafId: string | null,
     signal: AbortSignal,
   ): Promise<HarnessCompactionOutcome> {
-    const settings = this.settings();
-    const usable = Math.max(0, this.contextWindow() - settings.reserveTokens);
+    const settings = this.context.compactionSettings();
+    const usable = Math.max(0, this.context.contextWindow() - settings.reserveTokens);
     let keep = Math.min(settings.keepRecentTokens, Math.floor(usable / 2));
     let outcome = await this.run("overflow", leafId, undefined, signal);
     while (
@@ -476,18 +246,111 @@ export class SessionCompactor {
     return outcome;
   }
 
-  /** What compaction and branch summaries share: the session, the summarizer, the settings, the hooks. */
-  summaryDependencies(): Omit<NavigationDependencies, "signal"> {
-    const { runtime, session, hooks, events } = this.host;
-    return {
-      session,
-      model: this.host.model(),
-      streamFn: runtime.streamFn,
-      summarizer: runtime.summarizer,
-      settings: this.settings(),
-      hooks,
-      streamOptions: runtime.settings.streamOptions,
-      emit: (event) => events.emit(event),
+  /**
+   * Plans, summarizes (or takes a hook's summary) and appends one compaction; emits `compaction_start` and
+   * `compaction_end`. The caller guarantees that no other compaction of the session is running.
+   *
+   * Contract: never throws — a failing strategy or store becomes `{ kind: "failed" }`, an abort
+   * `{ kind: "aborted" }`; nothing is appended unless the outcome is `compacted`.
+   */
+  private async compactOnce(
+    request: CompactionRequest,
+    keepRecentTokens: number | undefined,
+  ): Promise<HarnessCompactionOutcome> {
+    const { context } = this;
+    const { session, hooks, events, runtime } = context;
+    const { strategy } = runtime;
+    const { reason, signal } = request;
+    const model = context.model;
+    const contextWindow = context.contextWindow();
+    let settings = context.compactionSettings();
+    if (keepRecentTokens !== undefined) settings = { ...settings, keepRecentTokens };
+    const branchEntries = compactionBranch(session, request.leafId);
+    const plan = strategy.prepare(branchEntries, settings, { contextWindow });
+    const tokensBefore = plan.tokensBefore;
+    await events.emit({ type: "compaction_start", reason, tokensBefore });
+    const finish = async (outcome: HarnessCompactionOutcome): Promise<HarnessCompactionOutcome> => {
+      const tokensAfter = outcome.kind === "compacted" ? outcome.tokensAfter : tokensBefore;
+      await events.emit({ type: "compaction_end", reason, outcome, tokensBefore, tokensAfter });
+      return outcome;
     };
+    if (plan.kind === "nothing_to_compact") {
+      return finish({ kind: "nothing_to_compact", reason: plan.reason, tokensBefore });
+    }
+
+    const decision = await hooks.first(
+      "session_before_compact",
+      { reason, preparation: plan, branchEntries, customInstructions: request.instructions, signal },
+      (result) => result.cancel === true || result.compaction !== undefined,
+    );
+    if (decision?.cancel === true) return finish({ kind: "cancelled" });
+
+    let summary: string;
+    let firstKeptEntryId: string;
+    let tokensAfter: number;
+    let details: Record<string, unknown>;
+    const custom: CustomCompaction | undefined = decision?.compaction;
+    if (custom !== undefined) {
+      summary = custom.summary;
+      firstKeptEntryId = custom.firstKeptEntryId ?? plan.firstKeptEntryId;
+      const freed = plan.summarizedTokens - tokensOfChars(summary.length);
+      tokensAfter = Math.max(0, plan.tokensBefore - freed);
+      details = {
+        readFiles: plan.fileOperations.readFiles,
+        modifiedFiles: plan.fileOperations.modifiedFiles,
+        covered: plan.covered,
+        ...custom.details,
+        tokensAfter,
+        reason,
+      };
+    } else {
+      try {
+        const outcome = await strategy.compact(plan, {
+          stream: runtime.streamFn,
+          model,
+          summarizer: runtime.summarizer,
+          signal,
+          customInstructions: request.instructions,
+          streamOptions: runtime.settings.streamOptions,
+        });
+        if (outcome.kind === "aborted") return finish({ kind: "aborted" });
+        summary = outcome.summary;
+        firstKeptEntryId = outcome.firstKeptEntryId;
+        tokensAfter = outcome.tokensAfter;
+        const extra: HarnessCompactionDetails = { tokensAfter, reason, usage: outcome.usage };
+        details = { ...outcome.details, ...extra };
+      } catch (error) {
+        return finish({ kind: "failed", message: `Compaction failed: ${describeError(error)}` });
+      }
+    }
+    if (signal.aborted) return finish({ kind: "aborted" });
+
+    let entryId: string;
+    const appended: SessionEntry[] = [];
+    try {
+      if (session.leafId !== request.leafId) appended.push(...session.moveTo(request.leafId).entries);
+      const entry = session.appendCompaction({
+        summary,
+        firstKeptEntryId,
+        tokensBefore,
+        details,
+        fromHook: custom !== undefined ? true : undefined,
+      });
+      entryId = entry.id;
+      appended.push(entry);
+    } catch (error) {
+      return finish({ kind: "failed", message: `Compaction could not be recorded: ${describeError(error)}` });
+    }
+    context.writer.track(appended);
+    await context.writer.save("operation");
+    return finish({
+      kind: "compacted",
+      entryId,
+      summary,
+      firstKeptEntryId,
+      tokensBefore,
+      tokensAfter,
+      fromHook: custom !== undefined,
+    });
   }
 }

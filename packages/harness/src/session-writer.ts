@@ -1,7 +1,7 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import type { AppendableMessage, Session, SessionEntry } from "@arbor/session-store";
-import type { HarnessEvent } from "./events.js";
 import { type PendingWrite, PendingWrites } from "./pending-writes.js";
+import type { SessionEvents } from "./session-events.js";
 
 /**
  * The pending writes of one harness session (seed 000 section 8). Messages join the session when their
@@ -17,9 +17,8 @@ export class SessionWriter {
   private unsaved: string[] = [];
 
   constructor(
-    private readonly session: () => Session,
-    private readonly emit: (event: HarnessEvent) => Promise<void>,
-    private readonly report: (error: unknown) => void,
+    private readonly session: Session,
+    private readonly events: SessionEvents,
   ) {}
 
   /** Settings changes waiting for the next save point. */
@@ -32,7 +31,7 @@ export class SessionWriter {
     const role = (message as { role?: unknown }).role;
     // Summaries are entries of their own; they reach a transcript only from the session itself.
     if (role === "compactionSummary" || role === "branchSummary") return;
-    const entry = this.session().appendMessage(message as AppendableMessage);
+    const entry = this.session.appendMessage(message as AppendableMessage);
     this.entryIds.set(message, entry.id);
     this.unsaved.push(entry.id);
   }
@@ -59,10 +58,10 @@ export class SessionWriter {
    * @returns false when the store refused the write (the entries stay pending).
    */
   async save(reason: "turn_end" | "agent_end" | "operation"): Promise<boolean> {
-    const session = this.session();
+    const session = this.session;
     const applied = this.pending.applyTo(session);
     this.track(applied.entries);
-    for (const refused of applied.refused) this.report(refused.error);
+    for (const refused of applied.refused) this.events.report(refused.error);
     if (session.pendingCount === 0) {
       this.unsaved = [];
       return true;
@@ -70,13 +69,13 @@ export class SessionWriter {
     try {
       await session.flush();
     } catch (error) {
-      this.report(error);
-      await this.emit({ type: "save_error", error });
+      this.events.report(error);
+      await this.events.emit({ type: "save_error", error });
       return false;
     }
     const entryIds = this.unsaved;
     this.unsaved = [];
-    await this.emit({ type: "save_point", reason, entryIds });
+    await this.events.emit({ type: "save_point", reason, entryIds });
     return true;
   }
 }
