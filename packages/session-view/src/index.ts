@@ -48,7 +48,6 @@ export {
   REPLAY_LIMIT,
   SessionViewModel,
   type SessionViewModelOptions,
-  type SessionViewSnapshot,
   STREAM_FRAME_MS,
 } from "./session-view-model.js";
 export {
@@ -105,3 +104,4 @@ export {
   type TranscriptView,
   toolItemLine,
 } from "./view-slices.js";
+export type { SessionViewSnapshot } from "./view-store.js";
