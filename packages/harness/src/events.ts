@@ -3,7 +3,11 @@ import type { HarnessHookError } from "./errors.js";
 import type { CompactionReason } from "./hooks.js";
 import type { HarnessOperation } from "./phase.js";
 
-/** How a compaction ended (the `outcome` of `compaction_end` and the result of `compact()`). */
+/**
+ * How a compaction ended (the `outcome` of `compaction_end` and the result of `compact()`). Every outcome
+ * carries `message`: what happened in plain words, for a front end to show as is (e.g. "Nothing to compact
+ * yet: the session has only one turn.").
+ */
 export type HarnessCompactionOutcome =
   | {
       kind: "compacted";
@@ -15,15 +19,17 @@ export type HarnessCompactionOutcome =
       tokensAfter: number;
       /** True when a `session_before_compact` handler supplied the summary. */
       fromHook: boolean;
+      message: string;
     }
   | {
       kind: "nothing_to_compact";
-      /** Why (see `NothingToCompact.reason` of `@arbor/compaction`). */
+      /** Why, as a code (see `NothingToCompact.reason` of `@arbor/compaction`); `message` says it in words. */
       reason: string;
       tokensBefore: number;
+      message: string;
     }
-  | { kind: "cancelled" }
-  | { kind: "aborted" }
+  | { kind: "cancelled"; message: string }
+  | { kind: "aborted"; message: string }
   | { kind: "failed"; message: string };
 
 /**

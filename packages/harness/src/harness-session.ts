@@ -344,10 +344,14 @@ export class HarnessSession {
 
   /**
    * Compacts the session now (reason `manual`), whatever the threshold and `settings.compaction.enabled`.
+   * Asked for, it compacts whenever anything is older than the last turn: when the history fits in the kept
+   * tail (`keepRecentTokens`), the tail shrinks to the last turn — which stays whole, tool calls with their
+   * results — and everything before it is summarized.
    *
    * Contract: resolves to what happened (`compacted` with the entry id and token counts, `nothing_to_compact`,
-   * `cancelled` by a hook, `aborted`, `failed`); rejects with `HarnessBusyError` while another operation (in
-   * particular another compaction) is in flight.
+   * `cancelled` by a hook, `aborted`, `failed`), each with `message`: the outcome in plain words, to show as
+   * is; rejects with `HarnessBusyError` while another operation (in particular another compaction) is in
+   * flight.
    */
   async compact(instructions?: string): Promise<HarnessCompactionOutcome> {
     const operation = this.begin("compact");

@@ -1,6 +1,13 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import { type AssistantMessage, describeError, type Usage } from "@arbor/ai-providers";
-import { shouldCompact, tokensOfChars } from "@arbor/compaction";
+import {
+  type CompactionPlan,
+  entryMessage,
+  estimateTokens,
+  isTurnStart,
+  shouldCompact,
+  tokensOfChars,
+} from "@arbor/compaction";
 import type { Session, SessionEntry } from "@arbor/session-store";
 import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
@@ -167,7 +174,12 @@ export class SessionCompactor {
     signal: AbortSignal,
     keepRecentTokens?: number,
   ): Promise<HarnessCompactionOutcome> {
-    if (this.running) return { kind: "failed", message: "Another compaction of this session is running." };
+    if (this.running) {
+      return {
+        kind: "failed",
+        message: "Compaction not started: another compaction of this session is running.",
+      };
+    }
     this.running = true;
     try {
       await this.context.writer.save("operation");
@@ -266,10 +278,19 @@ export class SessionCompactor {
     let settings = context.compactionSettings();
     if (keepRecentTokens !== undefined) settings = { ...settings, keepRecentTokens };
     const branchEntries = compactionBranch(session, request.leafId);
-    const plan = strategy.prepare(branchEntries, settings, { contextWindow });
+    let plan: CompactionPlan = strategy.prepare(branchEntries, settings, { contextWindow });
+    if (reason === "manual" && plan.kind === "nothing_to_compact" && SHRINKABLE.has(plan.reason)) {
+      // Asked for: keep no more than the last turn, so that everything older is compacted.
+      const lastTurn = lastTurnTokens(branchEntries);
+      if (lastTurn !== undefined && lastTurn < settings.keepRecentTokens) {
+        const shrunk = { ...settings, keepRecentTokens: lastTurn };
+        plan = strategy.prepare(branchEntries, shrunk, { contextWindow });
+      }
+    }
     const tokensBefore = plan.tokensBefore;
     await events.emit({ type: "compaction_start", reason, tokensBefore });
-    const finish = async (outcome: HarnessCompactionOutcome): Promise<HarnessCompactionOutcome> => {
+    const finish = async (draft: OutcomeDraft): Promise<HarnessCompactionOutcome> => {
+      const outcome = { ...draft, message: outcomeMessage(draft, reason, branchEntries) };
       const tokensAfter = outcome.kind === "compacted" ? outcome.tokensAfter : tokensBefore;
       await events.emit({ type: "compaction_end", reason, outcome, tokensBefore, tokensAfter });
       return outcome;
@@ -353,4 +374,86 @@ export class SessionCompactor {
       fromHook: custom !== undefined,
     });
   }
+}
+
+/** A compaction outcome before its plain-words `message`. */
+type OutcomeDraft = HarnessCompactionOutcome extends infer Outcome
+  ? Outcome extends { message: string }
+    ? Omit<Outcome, "message"> & { message?: string }
+    : never
+  : never;
+
+/** The reasons for nothing to compact that a manual compaction overcomes by keeping only the last turn. */
+const SHRINKABLE: ReadonlySet<string> = new Set(["fits_in_kept_tail", "nothing_to_free"]);
+
+/**
+ * Estimated tokens of the last turn of a compaction branch — from its last entry that starts a turn (a
+ * user message, a custom message, a branch summary) to its end — or undefined when none starts one.
+ * A kept tail of this size keeps exactly that turn: the cut lands where it starts, never between a tool
+ * call and its result.
+ */
+function lastTurnTokens(branchEntries: readonly SessionEntry[]): number | undefined {
+  let tokens = 0;
+  for (let index = branchEntries.length - 1; index >= 0; index--) {
+    const entry = branchEntries[index]!;
+    const message = entryMessage(entry);
+    if (message !== undefined) tokens += estimateTokens(message);
+    if (isTurnStart(entry)) return tokens;
+  }
+  return undefined;
+}
+
+/** What a compaction did, in plain words, for front ends to show as is. */
+function outcomeMessage(
+  outcome: OutcomeDraft,
+  reason: CompactionReason,
+  branchEntries: readonly SessionEntry[],
+): string {
+  switch (outcome.kind) {
+    case "compacted": {
+      const by = outcome.fromHook ? " (the summary came from a session_before_compact hook)" : "";
+      return `Compacted the conversation: context about ${tokens(outcome.tokensBefore)} → ${tokens(outcome.tokensAfter)} tokens${by}.`;
+    }
+    case "nothing_to_compact":
+      return nothingToCompactMessage(outcome.reason, reason, branchEntries);
+    case "cancelled":
+      return "Compaction cancelled by a session_before_compact hook; the session is unchanged.";
+    case "aborted":
+      return "Compaction aborted; the session is unchanged.";
+    case "failed":
+      return outcome.message ?? "Compaction failed.";
+  }
+}
+
+function nothingToCompactMessage(
+  why: string,
+  reason: CompactionReason,
+  branchEntries: readonly SessionEntry[],
+): string {
+  const compacted = branchEntries.some((entry) => entry.type === "compaction");
+  if (why === "empty_branch" || !branchEntries.some((entry) => entryMessage(entry) !== undefined)) {
+    return compacted
+      ? "Nothing to compact yet: no messages since the last compaction."
+      : "Nothing to compact yet: the session has no messages.";
+  }
+  switch (why) {
+    case "no_cut_point":
+      return "Nothing to compact: the conversation cannot be cut without separating a tool call from its result.";
+    case "fits_in_kept_tail":
+    case "nothing_to_free":
+      if (reason === "manual") {
+        return compacted
+          ? "Nothing to compact yet: only the current turn follows the last compaction."
+          : "Nothing to compact yet: the session has only one turn.";
+      }
+      return why === "fits_in_kept_tail"
+        ? "Nothing to compact: the conversation fits in the recent part that compaction keeps verbatim (compaction.keepRecentTokens)."
+        : "Nothing to compact: the older messages hold nothing to summarize.";
+    default:
+      return `Nothing to compact (${why}).`;
+  }
+}
+
+function tokens(count: number): string {
+  return Math.round(count).toLocaleString("en-US");
 }

@@ -165,7 +165,10 @@ describe.each(STORE_KINDS)("hooks (%s store)", (kind) => {
     });
     const session = await harness.newSession();
     await session.prompt("go");
-    expect(await session.compact()).toEqual({ kind: "cancelled" });
+    expect(await session.compact()).toEqual({
+      kind: "cancelled",
+      message: "Compaction cancelled by a session_before_compact hook; the session is unchanged.",
+    });
     expect(
       (await storedEntries(fixture.store, session.id)).some((entry) => entry.type === "compaction"),
     ).toBe(false);

@@ -363,7 +363,10 @@ describe.each(STORE_KINDS)("runtime: save points, phases, retries, queues (%s st
     session = await harness.newSession();
     await session.prompt("fill");
     const events = recordEvents(session);
-    expect(await session.compact()).toEqual({ kind: "aborted" });
+    expect(await session.compact()).toEqual({
+      kind: "aborted",
+      message: "Compaction aborted; the session is unchanged.",
+    });
     expect(summarizer.count()).toBe(0);
     expect(
       (await storedEntries(fixture.store, session.id)).some((entry) => entry.type === "compaction"),

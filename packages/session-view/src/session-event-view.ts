@@ -1,6 +1,6 @@
 import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
 import type { ContextUsage, HarnessEvent, HarnessPhase, HarnessSession } from "@arbor/harness";
-import { clipText, errorText, formatTokens, headLines, singleLine } from "./format.js";
+import { clipText, errorText, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
 import {
   assistantBlocks,
@@ -209,17 +209,10 @@ export class SessionEventView {
       view.append({ kind: "compaction", tokensBefore, tokensAfter, reason: event.reason });
       view.updateFooter({ lastCompaction: { tokensBefore, tokensAfter } });
       this.addEntryUsage(outcome.entryId);
-    } else if (outcome.kind === "nothing_to_compact") {
-      view.notice(
-        "info",
-        `nothing to compact: ${outcome.reason} (context ${formatTokens(outcome.tokensBefore)} tokens)`,
-      );
-    } else if (outcome.kind === "failed") {
-      view.notice("error", `compaction failed: ${outcome.message}`);
-    } else if (outcome.kind === "cancelled") {
-      view.notice("info", "compaction cancelled by a hook");
     } else {
-      view.notice("warning", "compaction aborted");
+      // The harness says what happened in plain words.
+      const level = outcome.kind === "failed" ? "error" : outcome.kind === "aborted" ? "warning" : "info";
+      view.notice(level, outcome.message);
     }
     this.updateContext();
     view.updateLive({ phase: this.session.phase });

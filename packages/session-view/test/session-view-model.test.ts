@@ -195,4 +195,18 @@ describe("SessionViewModel", () => {
     expect(rest).toHaveLength(40);
     view.detach();
   });
+
+  test("shows what a compaction did in the harness's plain words", async () => {
+    const { session } = await startSession([script.text("Only answer.")]);
+    const view = new SessionViewModel();
+    view.attach(session, { replay: false });
+    await session.prompt("Only question");
+    await session.compact();
+    expect(view.transcript.items.at(-1)).toMatchObject({
+      kind: "notice",
+      level: "info",
+      text: "Nothing to compact yet: the session has only one turn.",
+    });
+    view.detach();
+  });
 });
