@@ -81,6 +81,8 @@ export class HarnessSession {
   private phaseValue: HarnessPhase = "idle";
   private closed = false;
   private baseSystemPrompt: string;
+  /** The entries a new session starts with (its model and thinking level), held until it is first used. */
+  private startWrites: readonly PendingWrite[];
 
   private constructor(
     private readonly runtime: HarnessRuntime,
@@ -91,6 +93,7 @@ export class HarnessSession {
     private readonly openSessions: OpenSessions,
   ) {
     this.startWarnings = start.warnings;
+    this.startWrites = start.initialWrites;
     this.allTools = start.tools;
     this.events = new SessionEvents(runtime.onError);
     this.hooks = new HookRunner(
@@ -130,8 +133,6 @@ export class HarnessSession {
   ): Promise<HarnessSession> {
     const start = await restoreSessionState(runtime, session, origin);
     const harness = new HarnessSession(runtime, session, start.resources, start, openSessions);
-    for (const write of start.initialWrites) harness.writer.queue(write);
-    await harness.writer.save("operation");
     openSessions.set(harness.id, harness);
     return harness;
   }
@@ -534,6 +535,7 @@ export class HarnessSession {
     });
     const operation: Operation = { name, controller: new AbortController(), done, finish };
     this.operation = operation;
+    this.stageStartWrites();
     this.phaseValue = INITIAL_PHASE[name];
     return operation;
   }
@@ -562,8 +564,21 @@ export class HarnessSession {
     await start();
   }
 
+  /**
+   * A new session's first entries — its model and thinking level, so that a reopen restores them — join it
+   * when it is first used (an operation or a recorded change), not when it starts: a session opened and
+   * closed without use writes no entry.
+   */
+  private stageStartWrites(): void {
+    if (this.startWrites.length === 0) return;
+    const writes = this.startWrites;
+    this.startWrites = [];
+    this.writer.stage(writes);
+  }
+
   /** A settings change: written now when idle, at the next save point otherwise. */
   private async record(write: PendingWrite): Promise<void> {
+    this.stageStartWrites();
     this.writer.queue(write);
     if (this.operation === undefined) await this.writer.save("operation");
   }

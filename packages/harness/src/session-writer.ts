@@ -52,6 +52,22 @@ export class SessionWriter {
   }
 
   /**
+   * Appends writes to the session now, in memory, ahead of whatever follows (and of anything queued
+   * before); they are written at the next save point.
+   */
+  stage(writes: readonly PendingWrite[]): void {
+    for (const write of writes) this.pending.push(write);
+    this.applyQueued();
+  }
+
+  /** Appends the queued settings changes to the session (in memory); a refused one is reported. */
+  private applyQueued(): void {
+    const applied = this.pending.applyTo(this.session);
+    this.track(applied.entries);
+    for (const refused of applied.refused) this.events.report(refused.error);
+  }
+
+  /**
    * The save point: appends the queued settings changes, flushes the session and emits `save_point` with the
    * ids written (nothing is emitted when nothing was pending). Never throws.
    *
@@ -59,9 +75,7 @@ export class SessionWriter {
    */
   async save(reason: "turn_end" | "agent_end" | "operation"): Promise<boolean> {
     const session = this.session;
-    const applied = this.pending.applyTo(session);
-    this.track(applied.entries);
-    for (const refused of applied.refused) this.events.report(refused.error);
+    this.applyQueued();
     if (session.pendingCount === 0) {
       this.unsaved = [];
       return true;
