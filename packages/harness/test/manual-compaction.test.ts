@@ -1,5 +1,6 @@
-import { script } from "@arbor/ai-providers/testing";
+import { type ScriptedStep, script } from "@arbor/ai-providers/testing";
 import type { CompactionEntry } from "@arbor/session-store";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HarnessCompactionOutcome, HarnessEvent } from "../src/index.js";
 import {
@@ -160,5 +161,49 @@ describe("compact() asked for by the user", () => {
       "Nothing to compact: the conversation fits in the recent part that compaction keeps verbatim (compaction.keepRecentTokens).",
     );
     expect(session.session.getPath().some((ref) => ref.type === "compaction")).toBe(false);
+  });
+
+  it("property: any session of short turns compacts everything before its last turn, which stays whole", async () => {
+    // Each turn: a prompt, up to two tool calls (each answered by its result), a closing reply.
+    const turns = fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(turns, async (toolCalls) => {
+        const steps: ScriptedStep[] = [];
+        toolCalls.forEach((calls, turn) => {
+          for (let call = 0; call < calls; call++)
+            steps.push(script.toolCall("echo", { text: `${turn}.${call}` }));
+          steps.push(script.text(`Answer ${turn}.`));
+        });
+        const store = await createStoreFixture("memory");
+        try {
+          const { harness, provider } = createTestHarness(store, { steps, harness: { tools: [echoTool()] } });
+          const session = await harness.newSession();
+          for (let turn = 0; turn < toolCalls.length; turn++) await session.prompt(`Question ${turn}`);
+          provider.assertDone();
+          const outcome = await session.compact();
+          const last = toolCalls.length - 1;
+          if (toolCalls.length === 1) {
+            expect(outcome.kind).toBe("nothing_to_compact");
+            expect(outcome.message).toBe("Nothing to compact yet: the session has only one turn.");
+            return;
+          }
+          expect(outcome.kind).toBe("compacted");
+          if (outcome.kind !== "compacted") return;
+          expect(outcome.firstKeptEntryId).toBe(messageEntryId(session, `Question ${last}`));
+          const [summary, ...kept] = session.state.messages as { role: string; toolCallId?: string }[];
+          expect(summary!.role).toBe("compactionSummary");
+          // The last turn whole: its prompt, each call with its result, the reply.
+          expect(kept.map((message) => message.role)).toEqual([
+            "user",
+            ...Array.from({ length: toolCalls[last]! }, () => ["assistant", "toolResult"]).flat(),
+            "assistant",
+          ]);
+          expect(textOf(kept[0])).toBe(`Question ${last}`);
+        } finally {
+          await store.cleanup();
+        }
+      }),
+      { numRuns: 20 },
+    );
   });
 });
