@@ -343,7 +343,8 @@ export interface RetryWithPolicyOptions {
  * {@link sleep} in between. `operation` receives the retry number: `0` for the first run, `1` for the first
  * retry, and so on. Resolves with the first success. When it stops, it rejects with:
  *
- * - the operation's own error, unchanged, for a non-transient failure (so callers keep its type);
+ * - the operation's own error, unchanged, for a non-transient failure (so callers keep its type), and for
+ *   every failure when `policy.maxRetries` is `0` (retrying is off: nothing was given up);
  * - a {@link RetryGaveUpError} whose message is the decision's reason and whose `cause` is the last error,
  *   when retries ran out or the server asked for too long a wait;
  * - the signal's reason when `signal` aborts (before a run, or during a wait); an error the operation throws
@@ -364,7 +365,9 @@ export async function retryWithPolicy<T>(
     } catch (error) {
       if (signal?.aborted) throw error;
       const info = options.classify(error);
-      if (!isTransientFailure(info)) throw error;
+      // Not worth retrying, or retrying is off (a caller that retries on its own asks for `maxRetries: 0`):
+      // the failure is reported as it is, with no "gave up after 0 retries" in front of it.
+      if (!isTransientFailure(info) || policy.maxRetries === 0) throw error;
       const decision = decideRetry(policy, attempt + 1, info, options.random);
       if (!decision.retry) throw new RetryGaveUpError(decision.reason, attempt + 1, error);
       try {

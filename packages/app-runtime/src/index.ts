@@ -80,6 +80,7 @@ export {
   type LoadProviderOptions,
   loadProvider,
 } from "./providers.js";
+export { reportRetries, retryNotice } from "./retry-notices.js";
 export {
   copyBranch,
   outsideStoreError,

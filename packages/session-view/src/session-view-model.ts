@@ -479,8 +479,10 @@ export class SessionViewModel {
         return;
       case "retry_finished":
         if (!event.success && event.aborted !== true) {
-          const detail = event.errorMessage ? `: ${event.errorMessage}` : "";
-          this.notice("error", `gave up after ${event.attempts} retries${detail}`);
+          // The harness's message already says it gave up ("gave up after 3 retries: …"): shown once.
+          const retries = `${event.attempts} ${event.attempts === 1 ? "retry" : "retries"}`;
+          const message = event.errorMessage ?? "";
+          this.notice("error", /^gave up\b/.test(message) ? message : `gave up after ${retries}: ${message}`);
         }
         this.updateLive({ phase, retryLabel: undefined });
         return;
