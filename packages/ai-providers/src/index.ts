@@ -40,7 +40,14 @@ export {
   parsePartialJson,
   StreamingJsonParser,
 } from "./partial-json.js";
-export type { CacheRetention, Provider, ProviderResponseInfo, StreamFn, StreamOptions } from "./provider.js";
+export type {
+  CacheRetention,
+  Provider,
+  ProviderCredentials,
+  ProviderResponseInfo,
+  StreamFn,
+  StreamOptions,
+} from "./provider.js";
 export {
   CASSETTE_VERSION,
   type CassetteEntry,

@@ -78,4 +78,27 @@ export interface Provider {
    * Contract: returns `undefined` when the id is unknown; never throws.
    */
   resolveModel?(modelId: string): Model | undefined;
+  /**
+   * Optional: a model for an id that neither the catalog nor {@link resolveModel} knows — a model released
+   * after the catalog, a gateway's or proxy's deployment name — with the provider's stated default limits
+   * and no price. Apps that accept any id use it and tell the user the id is not in the catalog.
+   *
+   * Contract: returns a model with this `id` and `provider` equal to {@link id}; never throws; sends nothing.
+   */
+  unlistedModel?(modelId: string): Model;
+  /**
+   * Optional, plain data: what the provider needs to send a request, so that an app can check it before the
+   * first one (and say which flag or variable to set) instead of failing at the first prompt.
+   */
+  readonly credentials?: ProviderCredentials;
+}
+
+/** What a provider needs to send a request (see {@link Provider.credentials}). */
+export interface ProviderCredentials {
+  /** Whether a request needs an API key (a local server usually does not). */
+  requiresApiKey: boolean;
+  /** The environment variable the key is read from when none is given, e.g. `ANTHROPIC_API_KEY`. */
+  apiKeyEnv?: string;
+  /** Whether a key was given in the provider's settings (then the variable is not needed). */
+  apiKeyGiven?: boolean;
 }

@@ -21,7 +21,7 @@ import {
   InterruptedStreamError,
   MISSING_API_KEY_MESSAGE,
 } from "./errors.js";
-import { ANTHROPIC_PROVIDER_ID, anthropicModels, withoutSnapshotDate } from "./models.js";
+import { ANTHROPIC_PROVIDER_ID, anthropicModels, unlistedModel, withoutSnapshotDate } from "./models.js";
 import { type AnthropicRequestBody, buildRequestBody } from "./request.js";
 import type { AnthropicProviderSettings } from "./settings.js";
 import { AnthropicStreamState } from "./stream-events.js";
@@ -85,7 +85,9 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
   const catalog = anthropicModels(id, settings.baseURL);
   const extra = (settings.models ?? []).map((model) => ({ ...model, provider: model.provider || id }));
   const models: Model[] = [
-    ...catalog.filter((model) => !extra.some((candidate) => candidate.id === model.id)),
+    ...(settings.listCatalog === false ? [] : catalog).filter(
+      (model) => !extra.some((candidate) => candidate.id === model.id),
+    ),
     ...extra,
   ];
   const clients = new Map<string, Anthropic>();
@@ -106,11 +108,12 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
     return client;
   };
 
+  const known = [...models, ...catalog];
   const resolveModel = (modelId: string): Model | undefined => {
-    const found = models.find((model) => model.id === modelId);
+    const found = known.find((model) => model.id === modelId);
     if (found !== undefined) return found;
     const base = withoutSnapshotDate(modelId);
-    const snapshotOf = base === undefined ? undefined : models.find((model) => model.id === base);
+    const snapshotOf = base === undefined ? undefined : known.find((model) => model.id === base);
     return snapshotOf === undefined
       ? undefined
       : { ...snapshotOf, id: modelId, name: `${snapshotOf.name} (${modelId})` };
@@ -180,5 +183,21 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
       }
     });
 
-  return { id, models, stream, resolveModel };
+  return {
+    id,
+    models,
+    stream,
+    resolveModel,
+    unlistedModel: (modelId) =>
+      unlistedModel(id, modelId, {
+        ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
+        ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+        ...(settings.baseURL === undefined ? {} : { baseUrl: settings.baseURL }),
+      }),
+    credentials: {
+      requiresApiKey: true,
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      apiKeyGiven: settings.apiKey !== undefined && settings.apiKey.trim() !== "",
+    },
+  };
 }

@@ -15,7 +15,10 @@ export interface AnthropicProviderSettings {
   id?: string;
   /** API key. Default: the `ANTHROPIC_API_KEY` environment variable, read at each request. */
   apiKey?: string;
-  /** Base URL of the API (e.g. a proxy or a local test server). Default: the SDK's (`https://api.anthropic.com`). */
+  /**
+   * Base URL of the API (e.g. a proxy or a local test server), without `/v1`. Default: the
+   * `ANTHROPIC_BASE_URL` environment variable (the SDK's convention), else `https://api.anthropic.com`.
+   */
   baseURL?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
@@ -38,6 +41,15 @@ export interface AnthropicProviderSettings {
   thinkingDisplay?: "summarized" | "omitted";
   /** Models to list in addition to (or, with the same id, instead of) the built-in catalog. */
   models?: Model[];
+  /**
+   * Whether `models` lists the built-in Claude catalog. Default `true`; `false` for an Anthropic-compatible
+   * endpoint that serves other models (the catalog's ids still resolve through `resolveModel`).
+   */
+  listCatalog?: boolean;
+  /** Context window of a model the catalog does not list (`unlistedModel`). Default 200,000. */
+  contextWindow?: number;
+  /** Output limit of a model the catalog does not list. Default 16,384. */
+  maxTokens?: number;
   /**
    * Sees (and may replace) every request body before it is sent; runs before `StreamOptions.onPayload`.
    *

@@ -22,8 +22,8 @@ export function resolveApiKey(
 /**
  * Builds and caches SDK clients, one per API key. The SDK's own retries are off (the retry policy of
  * @arbor/ai-providers applies instead), its logging is silenced (failures become stream data), its
- * fetch hands event streams over one event per chunk (see `sse-chunks.ts`), and nothing is read from
- * `OPENAI_BASE_URL` / `OPENAI_API_KEY` behind the settings' back.
+ * fetch hands event streams over one event per chunk (see `sse-chunks.ts`), and the base URL and key are
+ * always the provider's (`OPENAI_BASE_URL` is read once, by `createOpenAIProvider`).
  */
 export class ClientCache {
   private readonly clients = new Map<string, OpenAI>();

@@ -11,8 +11,9 @@ export const DEFAULT_MAX_TOKENS = 16_384;
 /** Settings of {@link createOpenAIProvider}. Every field is optional. */
 export interface OpenAIProviderSettings {
   /**
-   * The server's base URL including its `/v1` prefix. Default: the preset's (api.openai.com for
-   * `openai`, `http://127.0.0.1:11434/v1` for `ollama`, …).
+   * The server's base URL including its `/v1` prefix. Default: for the `openai` preset (or no preset), the
+   * `OPENAI_BASE_URL` environment variable when it is set (the SDK's convention, read when the provider is
+   * created); else the preset's (api.openai.com for `openai`, `http://127.0.0.1:11434/v1` for `ollama`, …).
    */
   baseURL?: string;
   /** The preset to start from; default detected from `baseURL` (`openai` when there is none). */
