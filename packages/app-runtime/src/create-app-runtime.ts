@@ -23,7 +23,7 @@ import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } 
 import { ArborUserError } from "./errors.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
-import type { ProviderFlags } from "./provider-choice.js";
+import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
@@ -80,6 +80,8 @@ export interface AppRuntimeOptions {
 interface RuntimeWiring {
   exporters: SessionExporters;
   loadProvider: (providerId: string) => Promise<Provider>;
+  /** Whether an id names a provider (built in, or of `models.json`), loaded or not. */
+  isProvider: (providerId: string) => boolean;
   release: () => Promise<void>;
 }
 
@@ -203,10 +205,13 @@ class Runtime implements AppRuntime {
   async loadModel(reference: string): Promise<Model> {
     const slash = reference.indexOf("/");
     const providerId = slash > 0 ? reference.slice(0, slash) : undefined;
-    const known = providerId !== undefined && this.registry.providers.some((item) => item.id === providerId);
-    if (providerId !== undefined && !known) {
-      this.registry.register(await this.wiring.loadProvider(providerId));
+    const loaded = (id: string) => this.registry.providers.some((item) => item.id === id);
+    if (providerId === undefined || (!loaded(providerId) && !this.wiring.isProvider(providerId))) {
+      // A bare id (or one whose first part names no provider, `anthropic/claude-x` on OpenRouter): a model
+      // of the current provider, whatever its id.
+      return this.registry.resolveModel(`${this.current.state.model.provider}/${reference}`);
     }
+    if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
     return this.registry.resolveModel(reference);
   }
 
@@ -245,11 +250,12 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
   const home = options.home ?? resolveArborHome(options.env);
-  const { settings, choice, loaded, loadById } = await setUpProvider({
+  const { settings, choice, loaded, loadById, customProviders } = await setUpProvider({
     cwd: options.cwd,
     env: options.env,
     home,
     providers: options.providers,
+    onNotice: warn,
     ...(options.flags === undefined ? {} : { flags: options.flags }),
     ...(options.record === undefined ? {} : { record: options.record }),
   });
@@ -324,7 +330,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         harness,
       },
       session,
-      { exporters: options.exporters ?? {}, loadProvider: loadById, release },
+      {
+        exporters: options.exporters ?? {},
+        loadProvider: loadById,
+        isProvider: (id) => Object.hasOwn(customProviders, id) || builtInProviderNames().includes(id),
+        release,
+      },
       options.stores,
     );
   } catch (error) {
