@@ -30,7 +30,7 @@ const anthropicFlags = (url: string) => [
   "sk-ant-test",
 ];
 
-describe("any model id", () => {
+describe("any model id", { timeout: 60_000 }, () => {
   it("passes an id the catalog does not list through, with one notice on stderr and the stated defaults", async () => {
     anthropic = await startFakeAnthropicServer([answer("Hello from the proxy.")]);
     const box = sandbox();
@@ -67,7 +67,7 @@ describe("any model id", () => {
     expect(builtIn.code).toBe(0);
     expect(builtIn.stderr).toBe("");
     expect(anthropic.requests[1]?.body).toMatchObject({ model: "claude-sonnet-5-5", max_tokens: 1000 });
-  }, 60_000);
+  });
 
   it("names the file and the field of a bad limit", async () => {
     const box = sandbox();
@@ -79,7 +79,7 @@ describe("any model id", () => {
   });
 });
 
-describe('models.json providers with "api": "anthropic"', () => {
+describe('models.json providers with "api": "anthropic"', { timeout: 60_000 }, () => {
   it("talks to an Anthropic-compatible endpoint with its headers and the key from the variable it names", async () => {
     anthropic = await startFakeAnthropicServer([answer("From the gateway.")]);
     const box = sandbox();
@@ -120,7 +120,7 @@ describe('models.json providers with "api": "anthropic"', () => {
   });
 });
 
-describe("a missing API key", () => {
+describe("a missing API key", { timeout: 60_000 }, () => {
   it("is reported before any request, naming --api-key and the variable, with exit 1", async () => {
     anthropic = await startFakeAnthropicServer([answer("never")]);
     const box = sandbox();
@@ -147,7 +147,7 @@ describe("a missing API key", () => {
   });
 });
 
-describe("set_model (and /model) across providers", () => {
+describe("set_model (and /model) across providers", { timeout: 60_000 }, () => {
   it("loads another provider on demand and takes any id of it", async () => {
     anthropic = await startFakeAnthropicServer([answer("Switched.")]);
     const box = sandbox();

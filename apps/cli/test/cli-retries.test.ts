@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   anthropicErrorBody,
   anthropicSse,
@@ -7,7 +8,7 @@ import {
   startFakeAnthropicServer,
 } from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
-import { arborProcess, runArbor, sandbox } from "./cli-helpers.js";
+import { arborProcess, runArbor, sandbox, writeJson } from "./cli-helpers.js";
 
 let anthropic: FakeAnthropicServer | undefined;
 
@@ -28,7 +29,7 @@ function overloaded(ms: number): FakeAnthropicReply {
 
 const flags = (url: string) => ["--provider", "anthropic", "--base-url", url, "--api-key", "sk-ant-test"];
 
-describe("retries in print mode", () => {
+describe("retries in print mode", { timeout: 60_000 }, () => {
   it("says each retry on stderr while it waits (attempt n of m, delay, cause), then prints the answer", async () => {
     anthropic = await startFakeAnthropicServer([
       overloaded(1500),
@@ -76,5 +77,23 @@ describe("retries in print mode", () => {
       `arbor: error: ${cause}`,
     ]);
     expect(anthropic.requests).toHaveLength(4);
+  });
+});
+
+describe("a stalled stream", { timeout: 60_000 }, () => {
+  it("is abandoned after the settings' streamIdleTimeoutMs and retried, saying so", async () => {
+    anthropic = await startFakeAnthropicServer([
+      { kind: "stall" },
+      { kind: "stream", events: completeAnthropicStream([anthropicSse.textBlock(0, "After the stall.")]) },
+    ]);
+    const box = sandbox();
+    writeJson(join(box.home, "settings.json"), { streamIdleTimeoutMs: 300 });
+    const run = await runArbor(box, ["-p", "hi", ...flags(anthropic.url)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("After the stall.\n");
+    expect(run.stderr).toMatch(
+      /^arbor: retry 1 of 3 in [\d.]+ s: .*stream stalled: no data from the server for 0\.3 s .*\n$/,
+    );
+    expect(anthropic.requests).toHaveLength(2);
   });
 });

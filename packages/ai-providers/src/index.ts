@@ -80,6 +80,12 @@ export {
   sleep,
 } from "./retry.js";
 export {
+  checkIdleTimeout,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  idleTimeoutFetch,
+  StreamStalledError,
+} from "./stream-idle.js";
+export {
   AssistantStreamWriter,
   abortMessage,
   createProviderStream,

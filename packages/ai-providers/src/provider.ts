@@ -32,6 +32,12 @@ export interface StreamOptions {
   /** Maximum automatic retries of transient failures inside the provider. Default from the retry policy. */
   maxRetries?: number;
   /**
+   * Abandon an attempt (a transient failure, so it is retried) when the server sends no byte for this long,
+   * in ms, from the request until the end of the response; `0` turns it off. Default: the provider's setting,
+   * else `DEFAULT_STREAM_IDLE_TIMEOUT_MS` (60 s).
+   */
+  streamIdleTimeoutMs?: number;
+  /**
    * Sees (and may replace) the request body just before it is sent.
    *
    * Contract: may return a new body or `undefined` to keep it; may be async; a throw ends the stream

@@ -62,6 +62,7 @@ const TRANSIENT_TEXT_PATTERNS: readonly RegExp[] = [
   /network error/i,
   /\bterminated\b/i,
   /other side closed/i,
+  /\bstream[_ ]stalled\b/i,
   /connection error/i,
   /service unavailable/i,
   /bad gateway/i,
@@ -101,7 +102,8 @@ const RETRY_HINT_PATTERN = /(?:retry|try again) (?:in|after) \d/i;
  * 4. Otherwise (no status, e.g. a network error or an error event inside a stream) the message and code
  *    decide: `overloaded` / `overloaded_error`, rate limits, `ECONNRESET`, `ETIMEDOUT`, `ECONNREFUSED`,
  *    `EPIPE`, `socket hang up`, `fetch failed`, `timeout` / `timed out`, `network error`, `terminated`,
- *    `other side closed`, `Connection error` and the like are transient; anything else is not.
+ *    `other side closed`, `Connection error`, a stalled stream (`stream_stalled`, see `StreamStalledError`)
+ *    and the like are transient; anything else is not.
  */
 export function isTransientFailure(info: FailureInfo): boolean {
   const message = info.message ?? "";

@@ -4,7 +4,10 @@ import {
   type AssistantStream,
   abortMessage,
   type Context,
+  checkIdleTimeout,
   createProviderStream,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  idleTimeoutFetch,
   type Model,
   type Provider,
   type ProviderResponseInfo,
@@ -73,7 +76,8 @@ async function applyPayloadHooks(
  *    connections, an `overloaded_error` before any content) with the retry policy of
  *    `@arbor/ai-providers` (the SDK's own retries are off); a `retry-after` longer than
  *    `maxRetryDelayMs` fails at once saying how long the server asked to wait;
- * 4. reports each HTTP response to `onResponse`, then streams the events.
+ * 4. reports each HTTP response to `onResponse`, then streams the events; an attempt during which the
+ *    server sends nothing for `streamIdleTimeoutMs` (default 60 s) is abandoned and retried.
  *
  * Failures end the stream as data (see `describeFailure`): HTTP errors with their status and the
  * server's message (a "prompt is too long" rejection is recognized by `isContextOverflow`), a stream
@@ -82,6 +86,7 @@ async function applyPayloadHooks(
 export function createAnthropicProvider(settings: AnthropicProviderSettings = {}): Provider {
   const id = settings.id ?? ANTHROPIC_PROVIDER_ID;
   if (settings.retry !== undefined) resolveRetryPolicy(settings.retry); // invalid settings throw here
+  checkIdleTimeout("settings.streamIdleTimeoutMs", settings.streamIdleTimeoutMs);
   const catalog = anthropicModels(id, settings.baseURL);
   const extra = (settings.models ?? []).map((model) => ({ ...model, provider: model.provider || id }));
   const models: Model[] = [
@@ -92,17 +97,19 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
   ];
   const clients = new Map<string, Anthropic>();
 
-  const clientFor = (apiKey: string, baseURL: string | undefined): Anthropic => {
-    const key = `${baseURL ?? ""}\n${apiKey}`;
+  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): Anthropic => {
+    const key = `${baseURL ?? ""}\n${idleMs}\n${apiKey}`;
     let client = clients.get(key);
     if (client === undefined) {
+      const base: typeof fetch = settings.fetch ?? ((input, init) => globalThis.fetch(input, init));
       client = new Anthropic({
         apiKey,
         maxRetries: 0,
         ...(baseURL !== undefined ? { baseURL } : {}),
         ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}),
-        ...(settings.fetch !== undefined ? { fetch: settings.fetch } : {}),
+        ...(idleMs > 0 || settings.fetch !== undefined ? { fetch: idleTimeoutFetch(base, idleMs) } : {}),
       });
+      if (clients.size >= 8) clients.clear();
       clients.set(key, client);
     }
     return client;
@@ -141,7 +148,9 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
           ],
           model,
         );
-        const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl);
+        const idleMs =
+          options?.streamIdleTimeoutMs ?? settings.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+        const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl, idleMs);
         await retryWithPolicy(
           async () => {
             const state = new AnthropicStreamState(writer, model, longRetention);

@@ -25,6 +25,12 @@ export interface AnthropicProviderSettings {
   /** Timeout of one HTTP attempt in milliseconds. Default: the SDK's (10 minutes). */
   timeoutMs?: number;
   /**
+   * Abandon (and retry) an attempt when the server sends no byte for this long, in ms — from the request to
+   * the end of the response; `0` turns it off. `StreamOptions.streamIdleTimeoutMs` overrides it per request.
+   * Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` of `@arbor/ai-providers` (60 s).
+   */
+  streamIdleTimeoutMs?: number;
+  /**
    * Retry policy for transient failures (429, 5xx, 529 overloaded, dropped connections), merged over
    * `DEFAULT_RETRY_POLICY` of `@arbor/ai-providers`. The SDK's own retries are off, so this policy is
    * the only one. `StreamOptions.maxRetries` and `maxRetryDelayMs` override it per request.

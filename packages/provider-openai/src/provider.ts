@@ -3,6 +3,7 @@ import {
   type AssistantStreamWriter,
   type Context,
   createProviderStream,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type Model,
   type Provider,
   type ProviderCredentials,
@@ -115,6 +116,12 @@ export function createOpenAIProvider(given: OpenAIProviderSettings = {}): OpenAI
     );
   }
   checkPositive("contextWindow", settings.contextWindow);
+  const idle = settings.streamIdleTimeoutMs;
+  if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {
+    throw new InvalidOpenAISettingsError(
+      `settings.streamIdleTimeoutMs must be a number of milliseconds ≥ 0 (0 turns it off), got ${String(idle)}.`,
+    );
+  }
   checkPositive("maxTokens", settings.maxTokens);
 
   const presetName = settings.preset ?? (settings.baseURL ? detectPreset(settings.baseURL) : "openai");
@@ -152,7 +159,9 @@ export function createOpenAIProvider(given: OpenAIProviderSettings = {}): OpenAI
         writer.fail("error", missingKey);
         return;
       }
-      const client = clients.get(apiKey);
+      const idleMs =
+        options?.streamIdleTimeoutMs ?? settings.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+      const client = clients.get(apiKey, idleMs);
       const requestOptions = {
         signal,
         headers: { ...model.headers, ...options?.headers },

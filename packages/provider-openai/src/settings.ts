@@ -40,6 +40,12 @@ export interface OpenAIProviderSettings {
   project?: string;
   /** Time limit of one HTTP request in milliseconds; default the SDK's (10 minutes). */
   timeoutMs?: number;
+  /**
+   * Abandon (and retry) an attempt when the server sends no byte for this long, in ms — from the request to
+   * the end of the response; `0` turns it off. `StreamOptions.streamIdleTimeoutMs` overrides it per request.
+   * Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` of @arbor/ai-providers (60 s).
+   */
+  streamIdleTimeoutMs?: number;
   /** Overrides of the retry policy of @arbor/ai-providers (the SDK's own retries are off). */
   retry?: Partial<RetryPolicy>;
   /** Reasoning summaries requested from the Responses API; default `auto`, `off` asks for none. */
