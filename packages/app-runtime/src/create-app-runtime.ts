@@ -27,7 +27,8 @@ import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
-import { describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
+import { loadSettings } from "./settings.js";
+import { checkJsonlDirectory, describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
 import type { ToolName } from "./tool-names.js";
 import { VERSION } from "./version.js";
 
@@ -250,24 +251,32 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
   const home = options.home ?? resolveArborHome(options.env);
+  const persistent = options.persistent !== false;
+  const storeOptions = { env: options.env, cwd: options.cwd, home, stores: options.stores };
+  // Settings first (they may name the store), then the store's directory, before any provider or request:
+  // an unusable ARBOR_HOME is one clear message, never a recursive mkdir that does not return.
+  const loadedSettings = loadSettings(home, options.cwd);
+  const storeUrl = options.store ?? loadedSettings.settings.store;
+  if (persistent) {
+    const location = parseStoreUrl(storeUrl, storeOptions);
+    if (location.backend === "jsonl") checkJsonlDirectory(location.home, storeOptions);
+  }
   const { settings, choice, loaded, loadById, customProviders } = await setUpProvider({
     cwd: options.cwd,
     env: options.env,
     home,
     providers: options.providers,
+    settings: loadedSettings,
     onNotice: warn,
     ...(options.flags === undefined ? {} : { flags: options.flags }),
     ...(options.record === undefined ? {} : { record: options.record }),
   });
   const defaults = settings.settings;
-  const persistent = options.persistent !== false;
-  const storeUrl = options.store ?? defaults.store;
   const tools = options.tools ?? defaults.tools;
   const thinkingLevel = options.thinkingLevel ?? (defaults.thinking as ThinkingLevel | undefined);
   const systemPrompt = options.systemPrompt ?? defaults.systemPrompt;
   const appendSystemPrompt = options.appendSystemPrompt ?? defaults.appendSystemPrompt;
   const compaction = options.compaction ?? defaults.compaction;
-  const storeOptions = { env: options.env, cwd: options.cwd, home, stores: options.stores };
   const store: SessionStore = persistent ? await openStore(storeUrl, storeOptions) : new MemorySessionStore();
   let sourceStore: SessionStore = store;
   const release = async () => {

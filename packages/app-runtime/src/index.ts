@@ -27,7 +27,13 @@ export type {
   SqliteStoreLocation,
   StoreFactories,
 } from "./factories.js";
-export { type Environment, resolveArborHome, userHome } from "./home.js";
+export {
+  checkWritableDirectory,
+  describeArborHome,
+  type Environment,
+  resolveArborHome,
+  userHome,
+} from "./home.js";
 export {
   type AcceptAnyModelOptions,
   acceptAnyModel,
@@ -129,6 +135,7 @@ export {
   settingsFiles,
 } from "./settings.js";
 export {
+  checkJsonlDirectory,
   describeStoreLocation,
   InvalidStoreUrlError,
   type OpenStoreOptions,
