@@ -57,5 +57,5 @@ describe("arbor tour", () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("Hello!");
     rmSync(folder, { recursive: true, force: true });
-  });
+  }, 60_000);
 });

@@ -40,7 +40,14 @@ export {
   parsePartialJson,
   StreamingJsonParser,
 } from "./partial-json.js";
-export type { CacheRetention, Provider, ProviderResponseInfo, StreamFn, StreamOptions } from "./provider.js";
+export type {
+  CacheRetention,
+  Provider,
+  ProviderCredentials,
+  ProviderResponseInfo,
+  StreamFn,
+  StreamOptions,
+} from "./provider.js";
 export {
   CASSETTE_VERSION,
   type CassetteEntry,
@@ -72,6 +79,12 @@ export {
   retryWithPolicy,
   sleep,
 } from "./retry.js";
+export {
+  checkIdleTimeout,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  idleTimeoutFetch,
+  StreamStalledError,
+} from "./stream-idle.js";
 export {
   AssistantStreamWriter,
   abortMessage,

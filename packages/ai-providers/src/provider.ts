@@ -32,6 +32,12 @@ export interface StreamOptions {
   /** Maximum automatic retries of transient failures inside the provider. Default from the retry policy. */
   maxRetries?: number;
   /**
+   * Abandon an attempt (a transient failure, so it is retried) when the server sends no byte for this long,
+   * in ms, from the request until the end of the response; `0` turns it off. Default: the provider's setting,
+   * else `DEFAULT_STREAM_IDLE_TIMEOUT_MS` (60 s).
+   */
+  streamIdleTimeoutMs?: number;
+  /**
    * Sees (and may replace) the request body just before it is sent.
    *
    * Contract: may return a new body or `undefined` to keep it; may be async; a throw ends the stream
@@ -78,4 +84,27 @@ export interface Provider {
    * Contract: returns `undefined` when the id is unknown; never throws.
    */
   resolveModel?(modelId: string): Model | undefined;
+  /**
+   * Optional: a model for an id that neither the catalog nor {@link resolveModel} knows — a model released
+   * after the catalog, a gateway's or proxy's deployment name — with the provider's stated default limits
+   * and no price. Apps that accept any id use it and tell the user the id is not in the catalog.
+   *
+   * Contract: returns a model with this `id` and `provider` equal to {@link id}; never throws; sends nothing.
+   */
+  unlistedModel?(modelId: string): Model;
+  /**
+   * Optional, plain data: what the provider needs to send a request, so that an app can check it before the
+   * first one (and say which flag or variable to set) instead of failing at the first prompt.
+   */
+  readonly credentials?: ProviderCredentials;
+}
+
+/** What a provider needs to send a request (see {@link Provider.credentials}). */
+export interface ProviderCredentials {
+  /** Whether a request needs an API key (a local server usually does not). */
+  requiresApiKey: boolean;
+  /** The environment variable the key is read from when none is given, e.g. `ANTHROPIC_API_KEY`. */
+  apiKeyEnv?: string;
+  /** Whether a key was given in the provider's settings (then the variable is not needed). */
+  apiKeyGiven?: boolean;
 }

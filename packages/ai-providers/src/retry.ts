@@ -62,6 +62,7 @@ const TRANSIENT_TEXT_PATTERNS: readonly RegExp[] = [
   /network error/i,
   /\bterminated\b/i,
   /other side closed/i,
+  /\bstream[_ ]stalled\b/i,
   /connection error/i,
   /service unavailable/i,
   /bad gateway/i,
@@ -101,7 +102,8 @@ const RETRY_HINT_PATTERN = /(?:retry|try again) (?:in|after) \d/i;
  * 4. Otherwise (no status, e.g. a network error or an error event inside a stream) the message and code
  *    decide: `overloaded` / `overloaded_error`, rate limits, `ECONNRESET`, `ETIMEDOUT`, `ECONNREFUSED`,
  *    `EPIPE`, `socket hang up`, `fetch failed`, `timeout` / `timed out`, `network error`, `terminated`,
- *    `other side closed`, `Connection error` and the like are transient; anything else is not.
+ *    `other side closed`, `Connection error`, a stalled stream (`stream_stalled`, see `StreamStalledError`)
+ *    and the like are transient; anything else is not.
  */
 export function isTransientFailure(info: FailureInfo): boolean {
   const message = info.message ?? "";
@@ -343,7 +345,8 @@ export interface RetryWithPolicyOptions {
  * {@link sleep} in between. `operation` receives the retry number: `0` for the first run, `1` for the first
  * retry, and so on. Resolves with the first success. When it stops, it rejects with:
  *
- * - the operation's own error, unchanged, for a non-transient failure (so callers keep its type);
+ * - the operation's own error, unchanged, for a non-transient failure (so callers keep its type), and for
+ *   every failure when `policy.maxRetries` is `0` (retrying is off: nothing was given up);
  * - a {@link RetryGaveUpError} whose message is the decision's reason and whose `cause` is the last error,
  *   when retries ran out or the server asked for too long a wait;
  * - the signal's reason when `signal` aborts (before a run, or during a wait); an error the operation throws
@@ -364,7 +367,9 @@ export async function retryWithPolicy<T>(
     } catch (error) {
       if (signal?.aborted) throw error;
       const info = options.classify(error);
-      if (!isTransientFailure(info)) throw error;
+      // Not worth retrying, or retrying is off (a caller that retries on its own asks for `maxRetries: 0`):
+      // the failure is reported as it is, with no "gave up after 0 retries" in front of it.
+      if (!isTransientFailure(info) || policy.maxRetries === 0) throw error;
       const decision = decideRetry(policy, attempt + 1, info, options.random);
       if (!decision.retry) throw new RetryGaveUpError(decision.reason, attempt + 1, error);
       try {

@@ -394,6 +394,21 @@ describe("retryWithPolicy", () => {
     expect((error as RetryGaveUpError).attempts).toBe(3);
   });
 
+  it("with retrying off (maxRetries 0) rethrows a transient failure as it is, without a 'gave up' prefix", async () => {
+    let calls = 0;
+    const failure = new HttpError(529, "Overloaded");
+    const error = await retryWithPolicy(
+      async () => {
+        calls++;
+        throw failure;
+      },
+      { policy: { maxRetries: 0 }, classify },
+    ).catch((caught: unknown) => caught);
+    expect(calls).toBe(1);
+    expect(error).toBe(failure);
+    expect(String((error as Error).message)).not.toMatch(/gave up/);
+  });
+
   it("fails at once when the server asks for too long a wait", async () => {
     let calls = 0;
     const error = await retryWithPolicy(

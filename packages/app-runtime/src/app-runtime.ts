@@ -87,12 +87,14 @@ export interface AppRuntime {
    */
   exportSession(format: ExportFormat, file?: string): Promise<string>;
   /**
-   * Resolves `"provider/model"` (or a model id of a registered provider), loading that provider first when
-   * it is not registered yet (so that `anthropic/claude-sonnet-5-5` works in a session started with
-   * `--provider scripted`).
+   * Resolves `"provider/model"`, loading that provider first when it is not registered yet (so that
+   * `anthropic/claude-sonnet-5-5` works in a session started with `--provider scripted`); a bare id, or one
+   * whose first part names no provider, is a model of the current session's provider. Any id is accepted:
+   * one the catalog does not list gets the provider's default limits (or `modelLimits`) and a notice.
    *
-   * Contract: rejects with a message for the user when the provider or the model is unknown or the app
-   * offers no factory for it; a provider it loaded stays in {@link registry}.
+   * Contract: rejects with a message for the user when the provider is unknown, has no key, or the app
+   * offers no factory for it (and for an unknown id of an offline provider); a provider it loaded stays in
+   * {@link registry}.
    */
   loadModel(reference: string): Promise<Model>;
   /**

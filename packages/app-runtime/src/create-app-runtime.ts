@@ -23,11 +23,12 @@ import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } 
 import { ArborUserError } from "./errors.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
-import type { ProviderFlags } from "./provider-choice.js";
+import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
-import { describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
+import { loadSettings } from "./settings.js";
+import { checkJsonlDirectory, describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
 import type { ToolName } from "./tool-names.js";
 import { VERSION } from "./version.js";
 
@@ -80,6 +81,8 @@ export interface AppRuntimeOptions {
 interface RuntimeWiring {
   exporters: SessionExporters;
   loadProvider: (providerId: string) => Promise<Provider>;
+  /** Whether an id names a provider (built in, or of `models.json`), loaded or not. */
+  isProvider: (providerId: string) => boolean;
   release: () => Promise<void>;
 }
 
@@ -203,10 +206,13 @@ class Runtime implements AppRuntime {
   async loadModel(reference: string): Promise<Model> {
     const slash = reference.indexOf("/");
     const providerId = slash > 0 ? reference.slice(0, slash) : undefined;
-    const known = providerId !== undefined && this.registry.providers.some((item) => item.id === providerId);
-    if (providerId !== undefined && !known) {
-      this.registry.register(await this.wiring.loadProvider(providerId));
+    const loaded = (id: string) => this.registry.providers.some((item) => item.id === id);
+    if (providerId === undefined || (!loaded(providerId) && !this.wiring.isProvider(providerId))) {
+      // A bare id (or one whose first part names no provider, `anthropic/claude-x` on OpenRouter): a model
+      // of the current provider, whatever its id.
+      return this.registry.resolveModel(`${this.current.state.model.provider}/${reference}`);
     }
+    if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
     return this.registry.resolveModel(reference);
   }
 
@@ -245,23 +251,32 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
   const home = options.home ?? resolveArborHome(options.env);
-  const { settings, choice, loaded, loadById } = await setUpProvider({
+  const persistent = options.persistent !== false;
+  const storeOptions = { env: options.env, cwd: options.cwd, home, stores: options.stores };
+  // Settings first (they may name the store), then the store's directory, before any provider or request:
+  // an unusable ARBOR_HOME is one clear message, never a recursive mkdir that does not return.
+  const loadedSettings = loadSettings(home, options.cwd);
+  const storeUrl = options.store ?? loadedSettings.settings.store;
+  if (persistent) {
+    const location = parseStoreUrl(storeUrl, storeOptions);
+    if (location.backend === "jsonl") checkJsonlDirectory(location.home, storeOptions);
+  }
+  const { settings, choice, loaded, loadById, customProviders } = await setUpProvider({
     cwd: options.cwd,
     env: options.env,
     home,
     providers: options.providers,
+    settings: loadedSettings,
+    onNotice: warn,
     ...(options.flags === undefined ? {} : { flags: options.flags }),
     ...(options.record === undefined ? {} : { record: options.record }),
   });
   const defaults = settings.settings;
-  const persistent = options.persistent !== false;
-  const storeUrl = options.store ?? defaults.store;
   const tools = options.tools ?? defaults.tools;
   const thinkingLevel = options.thinkingLevel ?? (defaults.thinking as ThinkingLevel | undefined);
   const systemPrompt = options.systemPrompt ?? defaults.systemPrompt;
   const appendSystemPrompt = options.appendSystemPrompt ?? defaults.appendSystemPrompt;
   const compaction = options.compaction ?? defaults.compaction;
-  const storeOptions = { env: options.env, cwd: options.cwd, home, stores: options.stores };
   const store: SessionStore = persistent ? await openStore(storeUrl, storeOptions) : new MemorySessionStore();
   let sourceStore: SessionStore = store;
   const release = async () => {
@@ -324,7 +339,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         harness,
       },
       session,
-      { exporters: options.exporters ?? {}, loadProvider: loadById, release },
+      {
+        exporters: options.exporters ?? {},
+        loadProvider: loadById,
+        isProvider: (id) => Object.hasOwn(customProviders, id) || builtInProviderNames().includes(id),
+        release,
+      },
       options.stores,
     );
   } catch (error) {

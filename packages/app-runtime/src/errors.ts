@@ -14,6 +14,8 @@ export type ArborUserErrorCode =
   | "no_provider"
   | "unknown_provider"
   | "unknown_model"
+  | "missing_api_key"
+  | "unusable_home"
   | "session_outside_store"
   | "command_failed";
 

@@ -6,9 +6,20 @@
 import type { Provider } from "@arbor/ai-providers";
 import type { SessionStore } from "@arbor/session-store";
 
+/** The settings app-runtime passes to `createAnthropicProvider` (a subset of the package's own). */
+export interface AnthropicProviderFactorySettings {
+  id?: string;
+  apiKey?: string;
+  baseURL?: string;
+  headers?: Record<string, string>;
+  models?: Provider["models"];
+  listCatalog?: boolean;
+  streamIdleTimeoutMs?: number;
+}
+
 /** The part of `@arbor/provider-anthropic` app-runtime uses. */
 export interface AnthropicProviderModule {
-  createAnthropicProvider(settings?: { apiKey?: string; baseURL?: string }): Provider;
+  createAnthropicProvider(settings?: AnthropicProviderFactorySettings): Provider;
 }
 
 /** The settings app-runtime passes to `createOpenAIProvider` (a subset of the package's own). */
@@ -20,6 +31,7 @@ export interface OpenAIProviderFactorySettings {
   api?: "chat" | "responses";
   models?: Provider["models"];
   headers?: Record<string, string>;
+  streamIdleTimeoutMs?: number;
 }
 
 /** The part of `@arbor/provider-openai` app-runtime uses. */
@@ -37,7 +49,7 @@ export interface ScriptedProviderModule {
  * message naming it (e.g. a web demo that offers only `scripted`).
  */
 export interface ProviderFactories {
-  /** `() => import("@arbor/provider-anthropic")`. */
+  /** `() => import("@arbor/provider-anthropic")`: Anthropic and the `"api": "anthropic"` providers of `models.json`. */
   anthropic?: () => Promise<AnthropicProviderModule>;
   /** `() => import("@arbor/provider-openai")`: OpenAI, its presets and the custom providers of `models.json`. */
   openai?: () => Promise<OpenAIProviderModule>;

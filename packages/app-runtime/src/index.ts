@@ -16,6 +16,7 @@ export { readJsonFile, validateConfig } from "./config-file.js";
 export { type AppRuntimeOptions, createAppRuntime } from "./create-app-runtime.js";
 export { ArborUserError, type ArborUserErrorCode } from "./errors.js";
 export type {
+  AnthropicProviderFactorySettings,
   AnthropicProviderModule,
   JsonlStoreModule,
   OpenAIProviderFactorySettings,
@@ -26,8 +27,27 @@ export type {
   SqliteStoreLocation,
   StoreFactories,
 } from "./factories.js";
-export { type Environment, resolveArborHome, userHome } from "./home.js";
 export {
+  checkWritableDirectory,
+  describeArborHome,
+  type Environment,
+  resolveArborHome,
+  userHome,
+} from "./home.js";
+export {
+  type AcceptAnyModelOptions,
+  acceptAnyModel,
+  applyLimits,
+  limitsFor,
+  type ModelLimit,
+  ModelLimitSchema,
+  type ModelLimits,
+  ModelLimitsSchema,
+  unlistedModelNotice,
+} from "./model-limits.js";
+export {
+  CUSTOM_CONTEXT_WINDOW,
+  CUSTOM_MAX_TOKENS,
   type CustomProviderEntry,
   customModels,
   loadModelsFile,
@@ -73,13 +93,21 @@ export {
   type ProviderKind,
   probeLocalServer,
 } from "./provider-choice.js";
-export { type ProviderSetup, type ProviderSetupOptions, setUpProvider } from "./provider-setup.js";
 export {
+  mergedModelLimits,
+  type ProviderSetup,
+  type ProviderSetupOptions,
+  setUpProvider,
+} from "./provider-setup.js";
+export {
+  checkCredentials,
   createChosenProvider,
   type LoadedProvider,
   type LoadProviderOptions,
   loadProvider,
+  prepareProvider,
 } from "./providers.js";
+export { reportRetries, retryNotice } from "./retry-notices.js";
 export {
   copyBranch,
   outsideStoreError,
@@ -107,6 +135,7 @@ export {
   settingsFiles,
 } from "./settings.js";
 export {
+  checkJsonlDirectory,
   describeStoreLocation,
   InvalidStoreUrlError,
   type OpenStoreOptions,

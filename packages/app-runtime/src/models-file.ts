@@ -1,7 +1,9 @@
 /**
  * `models.json` in the Arbor home: custom providers — any OpenAI-compatible endpoint (a vLLM or llama.cpp
- * server, a gateway, a hosted API) with its models and their context windows. Each provider becomes an
- * `@arbor/provider-openai` provider with that id, so `--provider <id>` and `--model <id>/<model>` work.
+ * server, a gateway, a hosted API) or Anthropic Messages-compatible endpoint (`"api": "anthropic"`: a
+ * gateway, a proxy, another vendor's Anthropic-compatible API) with its models and their limits — and
+ * `modelLimits` for any model, built-in ones included. Each provider becomes an `@arbor/provider-openai` or
+ * `@arbor/provider-anthropic` provider with that id, so `--provider <id>` and `--model <id>/<model>` work.
  *
  * ```json
  * {
@@ -11,8 +13,16 @@
  *       "api": "chat",
  *       "apiKeyEnv": "MY_VLLM_KEY",
  *       "models": [{ "id": "qwen3-coder-30b", "contextWindow": 65536, "maxTokens": 8192 }]
+ *     },
+ *     "my-gateway": {
+ *       "baseUrl": "https://llm-gateway.example.com",
+ *       "api": "anthropic",
+ *       "apiKeyEnv": "GATEWAY_KEY",
+ *       "headers": { "x-team": "tools" },
+ *       "models": [{ "id": "claude-sonnet-5-5", "contextWindow": 200000 }]
  *     }
- *   }
+ *   },
+ *   "modelLimits": { "anthropic/claude-sonnet-5-5": { "contextWindow": 200000 } }
  * }
  * ```
  *
@@ -21,12 +31,19 @@
 import { join } from "node:path";
 import { type Model, type Static, Type } from "@arbor/ai-providers";
 import { readJsonFile, validateConfig } from "./config-file.js";
+import { type ModelLimits, ModelLimitsSchema } from "./model-limits.js";
+
+/** Context window of a custom model that states none: 128,000 (OpenAI-compatible) or 200,000 (Anthropic). */
+export const CUSTOM_CONTEXT_WINDOW = { openai: 128_000, anthropic: 200_000 } as const;
+
+/** Output limit of a custom model that states none. */
+export const CUSTOM_MAX_TOKENS = 16_384;
 
 const ModelEntrySchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     name: Type.Optional(Type.String()),
-    contextWindow: Type.Integer({ minimum: 1 }),
+    contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(Type.Boolean()),
     input: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]))),
@@ -47,11 +64,19 @@ const ModelEntrySchema = Type.Object(
 
 const ProviderEntrySchema = Type.Object(
   {
-    baseUrl: Type.String({ pattern: "^https?://", description: "the server's URL, usually ending in /v1" }),
-    api: Type.Optional(Type.Union([Type.Literal("chat"), Type.Literal("responses")])),
+    baseUrl: Type.String({
+      pattern: "^https?://",
+      description:
+        "the server's URL: ending in /v1 for OpenAI-compatible ones, without /v1 for Anthropic ones",
+    }),
+    api: Type.Optional(
+      Type.Union([Type.Literal("chat"), Type.Literal("responses"), Type.Literal("anthropic")], {
+        description: "chat (default), responses, or anthropic (the Anthropic Messages API)",
+      }),
+    ),
     apiKeyEnv: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    models: Type.Array(ModelEntrySchema, { minItems: 1 }),
+    models: Type.Optional(Type.Array(ModelEntrySchema)),
   },
   { additionalProperties: false },
 );
@@ -59,7 +84,10 @@ const ProviderEntrySchema = Type.Object(
 /** The schema of `models.json`. */
 export const ModelsFileSchema = Type.Object(
   {
-    providers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" }), ProviderEntrySchema),
+    providers: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" }), ProviderEntrySchema),
+    ),
+    modelLimits: Type.Optional(ModelLimitsSchema),
   },
   { additionalProperties: false },
 );
@@ -82,32 +110,42 @@ export function modelsFilePath(home: string): string {
  */
 export function loadModelsFile(home: string): {
   providers: Record<string, CustomProviderEntry>;
+  modelLimits: ModelLimits;
   file?: string;
 } {
   const path = modelsFilePath(home);
   const raw = readJsonFile(path, "invalid_models_file", "models file");
-  if (raw === undefined) return { providers: {} };
+  if (raw === undefined) return { providers: {}, modelLimits: {} };
   const file = validateConfig<ModelsFile>(ModelsFileSchema, raw, path, "invalid_models_file", "models file");
-  return { providers: file.providers, file: path };
+  return { providers: file.providers ?? {}, modelLimits: file.modelLimits ?? {}, file: path };
 }
 
 /** The models of a custom provider as `Model`s (no price unless given; text input unless given). */
 export function customModels(providerId: string, entry: CustomProviderEntry): Model[] {
-  return entry.models.map((model) => ({
-    id: model.id,
-    name: model.name ?? model.id,
-    provider: providerId,
-    api: entry.api === "responses" ? "openai-responses" : "openai-completions",
-    baseUrl: entry.baseUrl,
-    reasoning: model.reasoning ?? false,
-    input: model.input ?? ["text"],
-    cost: {
-      input: model.cost?.input ?? 0,
-      output: model.cost?.output ?? 0,
-      cacheRead: model.cost?.cacheRead ?? 0,
-      cacheWrite: model.cost?.cacheWrite ?? 0,
-    },
-    contextWindow: model.contextWindow,
-    maxTokens: Math.min(model.maxTokens ?? 16_384, model.contextWindow),
-  }));
+  const anthropic = entry.api === "anthropic";
+  return (entry.models ?? []).map((model) => {
+    const contextWindow =
+      model.contextWindow ?? (anthropic ? CUSTOM_CONTEXT_WINDOW.anthropic : CUSTOM_CONTEXT_WINDOW.openai);
+    return {
+      id: model.id,
+      name: model.name ?? model.id,
+      provider: providerId,
+      api: anthropic
+        ? "anthropic-messages"
+        : entry.api === "responses"
+          ? "openai-responses"
+          : "openai-completions",
+      baseUrl: entry.baseUrl,
+      reasoning: model.reasoning ?? anthropic,
+      input: model.input ?? ["text"],
+      cost: {
+        input: model.cost?.input ?? 0,
+        output: model.cost?.output ?? 0,
+        cacheRead: model.cost?.cacheRead ?? 0,
+        cacheWrite: model.cost?.cacheWrite ?? 0,
+      },
+      contextWindow,
+      maxTokens: Math.min(model.maxTokens ?? CUSTOM_MAX_TOKENS, contextWindow),
+    };
+  });
 }

@@ -6,9 +6,10 @@
 import type { Provider } from "@arbor/ai-providers";
 import type { ProviderFactories } from "./factories.js";
 import type { Environment } from "./home.js";
+import type { ModelLimits } from "./model-limits.js";
 import { type CustomProviderEntry, loadModelsFile } from "./models-file.js";
 import { chooseProvider, type ProviderChoice, type ProviderFlags } from "./provider-choice.js";
-import { type LoadedProvider, loadProvider } from "./providers.js";
+import { type LoadedProvider, loadProvider, prepareProvider } from "./providers.js";
 import { type LoadedSettings, loadSettings } from "./settings.js";
 
 /** Options of {@link setUpProvider}. */
@@ -23,12 +24,22 @@ export interface ProviderSetupOptions {
   flags?: ProviderFlags;
   /** `--record FILE`: append every interaction to this cassette. */
   record?: string;
+  /** The settings, when the caller has loaded them already (default: read from `home` and `cwd`). */
+  settings?: LoadedSettings;
+  /**
+   * Receives notes for the user (a model that is not in the catalog, with the limits it is used with).
+   *
+   * Contract: must not throw.
+   */
+  onNotice?: (message: string) => void;
 }
 
 /** What {@link setUpProvider} found and loaded. */
 export interface ProviderSetup {
   settings: LoadedSettings;
   customProviders: Readonly<Record<string, CustomProviderEntry>>;
+  /** `modelLimits` of `models.json`, then of the settings (whose entries win). */
+  modelLimits: ModelLimits;
   choice: ProviderChoice;
   loaded: LoadedProvider;
   /**
@@ -37,6 +48,11 @@ export interface ProviderSetup {
    * Contract: rejects with a user error when the id names no provider the app offers or has no key.
    */
   loadById(providerId: string): Promise<Provider>;
+}
+
+/** The merged `modelLimits`: the models file's, then the settings' over them. */
+export function mergedModelLimits(fromFile: ModelLimits, settings: LoadedSettings): ModelLimits {
+  return { ...fromFile, ...settings.settings.modelLimits };
 }
 
 /**
@@ -48,17 +64,26 @@ export interface ProviderSetup {
  */
 export async function setUpProvider(options: ProviderSetupOptions): Promise<ProviderSetup> {
   const { env, home, providers } = options;
-  const settings = loadSettings(home, options.cwd);
-  const { providers: customProviders } = loadModelsFile(home);
-  const choice = await chooseProvider({ flags: options.flags ?? {}, settings, customProviders, env });
-  const loaded = await loadProvider(choice, {
+  const settings = options.settings ?? loadSettings(home, options.cwd);
+  const modelsFile = loadModelsFile(home);
+  const customProviders = modelsFile.providers;
+  const modelLimits = mergedModelLimits(modelsFile.modelLimits, settings);
+  const idle = settings.settings.streamIdleTimeoutMs;
+  const common = {
     env,
     providers,
+    modelLimits,
+    ...(idle === undefined ? {} : { streamIdleTimeoutMs: idle }),
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+  };
+  const choice = await chooseProvider({ flags: options.flags ?? {}, settings, customProviders, env });
+  const loaded = await loadProvider(choice, {
+    ...common,
     ...(options.record === undefined ? {} : { record: options.record }),
   });
   const loadById = async (providerId: string) => {
     const other = await chooseProvider({ flags: { provider: providerId }, settings, customProviders, env });
-    return (await loadProvider({ ...other, explicit: true }, { env, providers })).provider;
+    return prepareProvider({ ...other, explicit: true }, common);
   };
-  return { settings, customProviders, choice, loaded, loadById };
+  return { settings, customProviders, modelLimits, choice, loaded, loadById };
 }

@@ -8,6 +8,7 @@ import type { Model, Provider } from "@arbor/ai-providers";
 import { ArborUserError } from "./errors.js";
 import type { ProviderFactories } from "./factories.js";
 import type { Environment } from "./home.js";
+import { acceptAnyModel, type ModelLimits, unlistedModelNotice } from "./model-limits.js";
 import { customModels } from "./models-file.js";
 import { DEFAULT_MODELS, type ProviderChoice } from "./provider-choice.js";
 
@@ -24,6 +25,16 @@ export interface LoadProviderOptions {
   providers: ProviderFactories;
   /** `--record FILE`: append every interaction to this cassette. */
   record?: string;
+  /** Limits of models by `provider/id` (settings' and `models.json`'s `modelLimits`). */
+  modelLimits?: ModelLimits;
+  /** The stream idle timeout for the provider (settings' `streamIdleTimeoutMs`); default the provider's. */
+  streamIdleTimeoutMs?: number;
+  /**
+   * Receives notes for the user (a model that is not in the catalog).
+   *
+   * Contract: must not throw.
+   */
+  onNotice?: (message: string) => void;
 }
 
 function modelOf(provider: Provider, modelId: string): Model | undefined {
@@ -66,7 +77,10 @@ export async function createChosenProvider(
   choice: ProviderChoice,
   env: Environment,
   providers: ProviderFactories,
+  extra: { streamIdleTimeoutMs?: number } = {},
 ): Promise<Provider> {
+  const idle =
+    extra.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: extra.streamIdleTimeoutMs };
   switch (choice.kind) {
     case "scripted": {
       const { createDemoProvider } = await factoryOf(providers, "scripted")();
@@ -81,6 +95,7 @@ export async function createChosenProvider(
       return createAnthropicProvider({
         ...(choice.apiKey === undefined ? {} : { apiKey: choice.apiKey }),
         ...(choice.baseUrl === undefined ? {} : { baseURL: choice.baseUrl }),
+        ...idle,
       });
     }
     case "openai": {
@@ -89,14 +104,27 @@ export async function createChosenProvider(
         ...(choice.preset === undefined ? {} : { preset: choice.preset }),
         ...(choice.baseUrl === undefined ? {} : { baseURL: choice.baseUrl }),
         ...(choice.apiKey === undefined ? {} : { apiKey: choice.apiKey }),
+        ...idle,
       });
     }
     case "custom": {
       const entry = choice.custom;
       const id = choice.providerId;
       if (entry === undefined || id === undefined) throw new TypeError("a custom choice needs its entry");
-      const { createOpenAIProvider } = await factoryOf(providers, "openai")();
       const apiKey = choice.apiKey ?? (entry.apiKeyEnv === undefined ? undefined : env[entry.apiKeyEnv]);
+      if (entry.api === "anthropic") {
+        const { createAnthropicProvider } = await factoryOf(providers, "anthropic")();
+        return createAnthropicProvider({
+          id,
+          baseURL: choice.baseUrl ?? entry.baseUrl,
+          models: customModels(id, entry),
+          listCatalog: false,
+          ...(apiKey === undefined || apiKey === "" ? {} : { apiKey }),
+          ...(entry.headers === undefined ? {} : { headers: entry.headers }),
+          ...idle,
+        });
+      }
+      const { createOpenAIProvider } = await factoryOf(providers, "openai")();
       return createOpenAIProvider({
         id,
         preset: "openai-compatible",
@@ -105,6 +133,7 @@ export async function createChosenProvider(
         models: customModels(id, entry),
         ...(apiKey === undefined || apiKey === "" ? {} : { apiKey }),
         ...(entry.headers === undefined ? {} : { headers: entry.headers }),
+        ...idle,
       });
     }
   }
@@ -126,7 +155,7 @@ async function chooseModel(provider: Provider, choice: ProviderChoice): Promise<
   if (discover !== undefined) {
     const found = await discover();
     const first = found.models[0];
-    if (first !== undefined) return first;
+    if (first !== undefined) return modelOf(provider, first.id) ?? first;
     throw new ArborUserError(
       "unknown_model",
       `The server of provider "${provider.id}" (${choice.source}) lists no model${found.error ? `: ${found.error}` : ""}. ` +
@@ -136,18 +165,72 @@ async function chooseModel(provider: Provider, choice: ProviderChoice): Promise<
   throw new ArborUserError("unknown_model", `Provider "${provider.id}" has no model; name one with --model.`);
 }
 
+/** A provider's name for messages: `Anthropic`, `OpenAI`, or its id. */
+function providerLabel(provider: Provider): string {
+  const labels: Record<string, string> = { anthropic: "Anthropic", openai: "OpenAI" };
+  return labels[provider.id] ?? `provider "${provider.id}"`;
+}
+
 /**
- * Creates the chosen provider (importing its package) and picks the model.
+ * Checks, before any request, that the provider has what it needs to send one (its API key).
+ *
+ * Contract: sends nothing; throws {@link ArborUserError} (`missing_api_key`) naming `--api-key` and the
+ * environment variable to set.
+ */
+export function checkCredentials(provider: Provider, choice: ProviderChoice, env: Environment): void {
+  const needs = provider.credentials;
+  if (needs === undefined || !needs.requiresApiKey || needs.apiKeyGiven === true) return;
+  if (choice.apiKey !== undefined && choice.apiKey.trim() !== "") return;
+  const variable = choice.kind === "custom" ? choice.custom?.apiKeyEnv : needs.apiKeyEnv;
+  if (variable !== undefined && (env[variable] ?? "").trim() !== "") return;
+  const label = providerLabel(provider);
+  const where =
+    variable !== undefined
+      ? `set ${variable} in the environment, or pass --api-key KEY`
+      : choice.kind === "custom"
+        ? `pass --api-key KEY, or name the variable that holds it with "apiKeyEnv" for "${provider.id}" in models.json`
+        : "pass --api-key KEY";
+  throw new ArborUserError("missing_api_key", `No API key for ${label} (${choice.source}): ${where}.`);
+}
+
+/**
+ * Creates the chosen provider (importing its package) and checks its key; the provider it resolves to
+ * accepts any model id (see {@link loadProvider}). Picks no model, sends nothing, records nothing.
+ *
+ * Contract: throws as {@link createChosenProvider} and {@link checkCredentials} do.
+ */
+export async function prepareProvider(
+  choice: ProviderChoice,
+  options: LoadProviderOptions,
+): Promise<Provider> {
+  const created = await createChosenProvider(choice, options.env, options.providers, {
+    ...(options.streamIdleTimeoutMs === undefined
+      ? {}
+      : { streamIdleTimeoutMs: options.streamIdleTimeoutMs }),
+  });
+  checkCredentials(created, choice, options.env);
+  const notice = options.onNotice;
+  return acceptAnyModel(created, {
+    limits: options.modelLimits ?? {},
+    ...(notice === undefined ? {} : { onUnlisted: (model: Model) => notice(unlistedModelNotice(model)) }),
+  });
+}
+
+/**
+ * Creates the chosen provider (importing its package), checks its key and picks the model. Any model id is
+ * accepted: one the catalog does not list gets the provider's stated default limits (or `modelLimits`), with
+ * a notice; `modelLimits` apply to every model, built-in ones included.
  *
  * Contract: sends a request only to list a local server's models when no model is named. Throws
- * {@link ArborUserError} (`unknown_model`) for a model the provider does not know, and the providers' own
- * misuse errors (a malformed base URL, an unreadable cassette), whose messages say what to fix.
+ * {@link ArborUserError}: `missing_api_key` (see {@link checkCredentials}), `unknown_model` for a model a
+ * provider without `unlistedModel` does not know (the offline ones); and the providers' own misuse errors (a
+ * malformed base URL, an unreadable cassette), whose messages say what to fix.
  */
 export async function loadProvider(
   choice: ProviderChoice,
   options: LoadProviderOptions,
 ): Promise<LoadedProvider> {
-  let provider = await createChosenProvider(choice, options.env, options.providers);
+  let provider = await prepareProvider(choice, options);
   const model = await chooseModel(provider, choice);
   if (options.record !== undefined) {
     const { createRecordingProvider } = await import("@arbor/ai-providers");

@@ -10,6 +10,7 @@ import { type Static, THINKING_LEVELS, Type } from "@arbor/ai-providers";
 import { resolveCompactionSettings } from "@arbor/compaction";
 import { readJsonFile, validateConfig } from "./config-file.js";
 import { ArborUserError } from "./errors.js";
+import { ModelLimitsSchema } from "./model-limits.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 /** The schema of a settings file (every field optional; unknown fields are errors, to catch typos). */
@@ -26,7 +27,19 @@ export const SettingsSchema = Type.Object(
     model: Type.Optional(
       Type.String({ minLength: 1, description: '"provider/id", or an id of the provider' }),
     ),
-    baseUrl: Type.Optional(Type.String({ minLength: 1, description: "an OpenAI-compatible server's URL" })),
+    baseUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "the provider's URL (an OpenAI- or Anthropic-compatible server)",
+      }),
+    ),
+    modelLimits: Type.Optional(ModelLimitsSchema),
+    streamIdleTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "abandon (and retry) a response when no data arrives for this long; 0 turns it off",
+      }),
+    ),
     thinking: Type.Optional(Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level)))),
     tools: Type.Optional(Type.Array(Type.Union(TOOL_NAMES.map((name) => Type.Literal(name))))),
     store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
@@ -83,8 +96,8 @@ export function readSettingsFile(path: string): Settings | undefined {
 }
 
 /**
- * The settings of a run: the global file, then the project file (its fields win; `compaction` is merged key by
- * key).
+ * The settings of a run: the global file, then the project file (its fields win; `compaction` and
+ * `modelLimits` are merged key by key).
  *
  * Contract: reads at most two small files; throws {@link ArborUserError} for the first file that does not
  * validate, naming it.
@@ -101,6 +114,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
       if (settings[key] === undefined) continue;
       sourceOf[key] = file;
       if (key === "compaction") merged.compaction = { ...merged.compaction, ...settings.compaction };
+      else if (key === "modelLimits") merged.modelLimits = { ...merged.modelLimits, ...settings.modelLimits };
       else Object.assign(merged, { [key]: settings[key] });
     }
   }

@@ -15,7 +15,13 @@ import { join, resolve } from "node:path";
 import { ArborError } from "@arbor/ai-providers";
 import type { SessionStore } from "@arbor/session-store";
 import type { StoreFactories } from "./factories.js";
-import { type Environment, resolveArborHome, userHome } from "./home.js";
+import {
+  checkWritableDirectory,
+  describeArborHome,
+  type Environment,
+  resolveArborHome,
+  userHome,
+} from "./home.js";
 
 /** What a store URL names: a backend and where its data lives. */
 export type StoreLocation =
@@ -168,11 +174,28 @@ export function describeStoreLocation(location: StoreLocation): string {
 }
 
 /**
+ * Checks that a JSONL store's directory can hold files (see `checkWritableDirectory`), naming it as the
+ * user chose it: `ARBOR_HOME (…)`, the Arbor home, or the session store directory of `jsonl:DIR`.
+ *
+ * Contract: creates nothing; throws `ArborUserError` (`unusable_home`).
+ */
+export function checkJsonlDirectory(directory: string, options: ParseStoreUrlOptions = {}): void {
+  const env = options.env ?? process.env;
+  const home = options.home ?? resolveArborHome(env);
+  const what =
+    resolve(directory) === resolve(home)
+      ? describeArborHome(env, home)
+      : `The session store directory ${directory}`;
+  checkWritableDirectory(directory, what.charAt(0).toUpperCase() + what.slice(1));
+}
+
+/**
  * Opens the session store a URL names (default: the JSONL store in the Arbor home) through the app's
  * `stores` factories.
  *
  * Contract: throws {@link InvalidStoreUrlError} for a URL it cannot read and
- * {@link StoreBackendUnavailableError} for a backend `stores` has no factory for; never creates
+ * {@link StoreBackendUnavailableError} for a backend `stores` has no factory for, and `ArborUserError`
+ * (`unusable_home`) for a JSONL directory that cannot hold files when opened for writing; never creates
  * directories (the JSONL store creates them on its first write). The caller closes the store
  * (`store.close?.()`), which releases its locks.
  */
@@ -183,6 +206,7 @@ export async function openStore(url: string | undefined, options: OpenStoreOptio
   switch (location.backend) {
     case "jsonl": {
       if (stores.jsonl === undefined) throw new StoreBackendUnavailableError("jsonl", supportedUrls(stores));
+      if (!readOnly) checkJsonlDirectory(location.home, options);
       const { JsonlSessionStore } = await stores.jsonl();
       return new JsonlSessionStore({ home: location.home, readOnly });
     }

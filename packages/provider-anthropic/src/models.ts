@@ -166,6 +166,38 @@ export function anthropicModels(providerId: string, baseUrl?: string): Model[] {
   });
 }
 
+/** Context window assumed for a model the catalog does not list (a newer model, a gateway's name). */
+export const UNLISTED_CONTEXT_WINDOW = 200_000;
+
+/** Output limit assumed for a model the catalog does not list. */
+export const UNLISTED_MAX_TOKENS = 16_384;
+
+/**
+ * A model the catalog does not list: text and image input, no price, the given limits (default
+ * {@link UNLISTED_CONTEXT_WINDOW} and {@link UNLISTED_MAX_TOKENS}); its thinking switches are guessed from
+ * the id by {@link compatOf} when a request is built.
+ */
+export function unlistedModel(
+  providerId: string,
+  modelId: string,
+  limits: { contextWindow?: number; maxTokens?: number; baseUrl?: string } = {},
+): Model {
+  const contextWindow = limits.contextWindow ?? UNLISTED_CONTEXT_WINDOW;
+  const model: Model = {
+    id: modelId,
+    name: modelId,
+    provider: providerId,
+    api: "anthropic-messages",
+    reasoning: true,
+    input: ["text", "image"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow,
+    maxTokens: Math.min(limits.maxTokens ?? UNLISTED_MAX_TOKENS, contextWindow),
+  };
+  if (limits.baseUrl !== undefined) model.baseUrl = limits.baseUrl;
+  return model;
+}
+
 /** A date-stamped snapshot id (`claude-haiku-4-5-20251001`) without its date, or undefined. */
 export function withoutSnapshotDate(modelId: string): string | undefined {
   const match = /^(.*)-\d{8}$/.exec(modelId);

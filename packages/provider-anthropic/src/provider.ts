@@ -4,7 +4,10 @@ import {
   type AssistantStream,
   abortMessage,
   type Context,
+  checkIdleTimeout,
   createProviderStream,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  idleTimeoutFetch,
   type Model,
   type Provider,
   type ProviderResponseInfo,
@@ -21,7 +24,7 @@ import {
   InterruptedStreamError,
   MISSING_API_KEY_MESSAGE,
 } from "./errors.js";
-import { ANTHROPIC_PROVIDER_ID, anthropicModels, withoutSnapshotDate } from "./models.js";
+import { ANTHROPIC_PROVIDER_ID, anthropicModels, unlistedModel, withoutSnapshotDate } from "./models.js";
 import { type AnthropicRequestBody, buildRequestBody } from "./request.js";
 import type { AnthropicProviderSettings } from "./settings.js";
 import { AnthropicStreamState } from "./stream-events.js";
@@ -73,7 +76,8 @@ async function applyPayloadHooks(
  *    connections, an `overloaded_error` before any content) with the retry policy of
  *    `@arbor/ai-providers` (the SDK's own retries are off); a `retry-after` longer than
  *    `maxRetryDelayMs` fails at once saying how long the server asked to wait;
- * 4. reports each HTTP response to `onResponse`, then streams the events.
+ * 4. reports each HTTP response to `onResponse`, then streams the events; an attempt during which the
+ *    server sends nothing for `streamIdleTimeoutMs` (default 60 s) is abandoned and retried.
  *
  * Failures end the stream as data (see `describeFailure`): HTTP errors with their status and the
  * server's message (a "prompt is too long" rejection is recognized by `isContextOverflow`), a stream
@@ -82,35 +86,41 @@ async function applyPayloadHooks(
 export function createAnthropicProvider(settings: AnthropicProviderSettings = {}): Provider {
   const id = settings.id ?? ANTHROPIC_PROVIDER_ID;
   if (settings.retry !== undefined) resolveRetryPolicy(settings.retry); // invalid settings throw here
+  checkIdleTimeout("settings.streamIdleTimeoutMs", settings.streamIdleTimeoutMs);
   const catalog = anthropicModels(id, settings.baseURL);
   const extra = (settings.models ?? []).map((model) => ({ ...model, provider: model.provider || id }));
   const models: Model[] = [
-    ...catalog.filter((model) => !extra.some((candidate) => candidate.id === model.id)),
+    ...(settings.listCatalog === false ? [] : catalog).filter(
+      (model) => !extra.some((candidate) => candidate.id === model.id),
+    ),
     ...extra,
   ];
   const clients = new Map<string, Anthropic>();
 
-  const clientFor = (apiKey: string, baseURL: string | undefined): Anthropic => {
-    const key = `${baseURL ?? ""}\n${apiKey}`;
+  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): Anthropic => {
+    const key = `${baseURL ?? ""}\n${idleMs}\n${apiKey}`;
     let client = clients.get(key);
     if (client === undefined) {
+      const base: typeof fetch = settings.fetch ?? ((input, init) => globalThis.fetch(input, init));
       client = new Anthropic({
         apiKey,
         maxRetries: 0,
         ...(baseURL !== undefined ? { baseURL } : {}),
         ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}),
-        ...(settings.fetch !== undefined ? { fetch: settings.fetch } : {}),
+        ...(idleMs > 0 || settings.fetch !== undefined ? { fetch: idleTimeoutFetch(base, idleMs) } : {}),
       });
+      if (clients.size >= 8) clients.clear();
       clients.set(key, client);
     }
     return client;
   };
 
+  const known = [...models, ...catalog];
   const resolveModel = (modelId: string): Model | undefined => {
-    const found = models.find((model) => model.id === modelId);
+    const found = known.find((model) => model.id === modelId);
     if (found !== undefined) return found;
     const base = withoutSnapshotDate(modelId);
-    const snapshotOf = base === undefined ? undefined : models.find((model) => model.id === base);
+    const snapshotOf = base === undefined ? undefined : known.find((model) => model.id === base);
     return snapshotOf === undefined
       ? undefined
       : { ...snapshotOf, id: modelId, name: `${snapshotOf.name} (${modelId})` };
@@ -138,7 +148,9 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
           ],
           model,
         );
-        const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl);
+        const idleMs =
+          options?.streamIdleTimeoutMs ?? settings.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+        const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl, idleMs);
         await retryWithPolicy(
           async () => {
             const state = new AnthropicStreamState(writer, model, longRetention);
@@ -180,5 +192,21 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
       }
     });
 
-  return { id, models, stream, resolveModel };
+  return {
+    id,
+    models,
+    stream,
+    resolveModel,
+    unlistedModel: (modelId) =>
+      unlistedModel(id, modelId, {
+        ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
+        ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+        ...(settings.baseURL === undefined ? {} : { baseUrl: settings.baseURL }),
+      }),
+    credentials: {
+      requiresApiKey: true,
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      apiKeyGiven: settings.apiKey !== undefined && settings.apiKey.trim() !== "",
+    },
+  };
 }

@@ -15,12 +15,21 @@ export interface AnthropicProviderSettings {
   id?: string;
   /** API key. Default: the `ANTHROPIC_API_KEY` environment variable, read at each request. */
   apiKey?: string;
-  /** Base URL of the API (e.g. a proxy or a local test server). Default: the SDK's (`https://api.anthropic.com`). */
+  /**
+   * Base URL of the API (e.g. a proxy or a local test server), without `/v1`. Default: the
+   * `ANTHROPIC_BASE_URL` environment variable (the SDK's convention), else `https://api.anthropic.com`.
+   */
   baseURL?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
   /** Timeout of one HTTP attempt in milliseconds. Default: the SDK's (10 minutes). */
   timeoutMs?: number;
+  /**
+   * Abandon (and retry) an attempt when the server sends no byte for this long, in ms — from the request to
+   * the end of the response; `0` turns it off. `StreamOptions.streamIdleTimeoutMs` overrides it per request.
+   * Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` of `@arbor/ai-providers` (60 s).
+   */
+  streamIdleTimeoutMs?: number;
   /**
    * Retry policy for transient failures (429, 5xx, 529 overloaded, dropped connections), merged over
    * `DEFAULT_RETRY_POLICY` of `@arbor/ai-providers`. The SDK's own retries are off, so this policy is
@@ -38,6 +47,15 @@ export interface AnthropicProviderSettings {
   thinkingDisplay?: "summarized" | "omitted";
   /** Models to list in addition to (or, with the same id, instead of) the built-in catalog. */
   models?: Model[];
+  /**
+   * Whether `models` lists the built-in Claude catalog. Default `true`; `false` for an Anthropic-compatible
+   * endpoint that serves other models (the catalog's ids still resolve through `resolveModel`).
+   */
+  listCatalog?: boolean;
+  /** Context window of a model the catalog does not list (`unlistedModel`). Default 200,000. */
+  contextWindow?: number;
+  /** Output limit of a model the catalog does not list. Default 16,384. */
+  maxTokens?: number;
   /**
    * Sees (and may replace) every request body before it is sent; runs before `StreamOptions.onPayload`.
    *

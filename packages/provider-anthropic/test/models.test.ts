@@ -61,3 +61,42 @@ describe("the Claude catalog", () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
+
+describe("models the catalog does not list", () => {
+  it("gives any id a model with the stated default limits, or the settings' limits", () => {
+    const provider = createAnthropicProvider({ apiKey: "unused" });
+    expect(provider.resolveModel?.("claude-next-9")).toBeUndefined();
+    expect(provider.unlistedModel?.("claude-next-9")).toMatchObject({
+      id: "claude-next-9",
+      provider: "anthropic",
+      api: "anthropic-messages",
+      contextWindow: 200_000,
+      maxTokens: 16_384,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    });
+    const small = createAnthropicProvider({ contextWindow: 32_000, maxTokens: 4096, baseURL: "http://gw" });
+    expect(small.unlistedModel?.("my-deployment")).toMatchObject({
+      contextWindow: 32_000,
+      maxTokens: 4096,
+      baseUrl: "http://gw",
+    });
+    expect(provider.credentials).toEqual({
+      requiresApiKey: true,
+      apiKeyEnv: "ANTHROPIC_API_KEY",
+      apiKeyGiven: true,
+    });
+  });
+
+  it("can leave the catalog out of the list while still resolving its ids", () => {
+    const gateway = createAnthropicProvider({
+      id: "gw",
+      listCatalog: false,
+      models: [{ ...createAnthropicProvider().unlistedModel!("glm-5"), provider: "gw" }],
+    });
+    expect(gateway.models.map((model) => model.id)).toEqual(["glm-5"]);
+    expect(gateway.resolveModel?.("claude-sonnet-5-5")).toMatchObject({
+      provider: "gw",
+      contextWindow: 1_000_000,
+    });
+  });
+});

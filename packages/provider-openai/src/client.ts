@@ -1,3 +1,4 @@
+import { idleTimeoutFetch } from "@arbor/ai-providers";
 import OpenAI from "openai";
 import type { OpenAIPreset } from "./presets.js";
 import type { OpenAIProviderSettings } from "./settings.js";
@@ -22,8 +23,8 @@ export function resolveApiKey(
 /**
  * Builds and caches SDK clients, one per API key. The SDK's own retries are off (the retry policy of
  * @arbor/ai-providers applies instead), its logging is silenced (failures become stream data), its
- * fetch hands event streams over one event per chunk (see `sse-chunks.ts`), and nothing is read from
- * `OPENAI_BASE_URL` / `OPENAI_API_KEY` behind the settings' back.
+ * fetch hands event streams over one event per chunk (see `sse-chunks.ts`), and the base URL and key are
+ * always the provider's (`OPENAI_BASE_URL` is read once, by `createOpenAIProvider`).
  */
 export class ClientCache {
   private readonly clients = new Map<string, OpenAI>();
@@ -34,9 +35,12 @@ export class ClientCache {
     private readonly settings: OpenAIProviderSettings,
   ) {}
 
-  /** The client for a key (`undefined`: no Authorization header at all). */
-  get(apiKey: string | undefined): OpenAI {
-    const cacheKey = apiKey ?? "";
+  /**
+   * The client for a key (`undefined`: no Authorization header at all) and a stream idle limit in ms (`0`:
+   * none; see `idleTimeoutFetch` of @arbor/ai-providers).
+   */
+  get(apiKey: string | undefined, idleMs = 0): OpenAI {
+    const cacheKey = `${idleMs}\n${apiKey ?? ""}`;
     let client = this.clients.get(cacheKey);
     if (client === undefined) {
       const isOpenAI = this.preset.name === "openai";
@@ -51,7 +55,7 @@ export class ClientCache {
         timeout: this.settings.timeoutMs,
         defaultHeaders,
         logLevel: "off",
-        fetch: eventSplittingFetch(),
+        fetch: eventSplittingFetch(idleTimeoutFetch((input, init) => globalThis.fetch(input, init), idleMs)),
       });
       if (this.clients.size >= 8) this.clients.clear();
       this.clients.set(cacheKey, client);

@@ -3,8 +3,10 @@ import {
   type AssistantStreamWriter,
   type Context,
   createProviderStream,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type Model,
   type Provider,
+  type ProviderCredentials,
   type StreamOptions,
 } from "@arbor/ai-providers";
 import type {
@@ -64,6 +66,9 @@ export interface OpenAIProvider extends Provider {
    * Contract: returns `undefined` for an unknown id on api.openai.com; never throws.
    */
   resolveModel(modelId: string): Model | undefined;
+  /** A model for any id with the stated defaults (see `resolveModel`), on api.openai.com too. */
+  unlistedModel(modelId: string): Model;
+  readonly credentials: ProviderCredentials;
 }
 
 function checkPositive(name: string, value: number | undefined): void {
@@ -80,7 +85,17 @@ function checkPositive(name: string, value: number | undefined): void {
  * @throws {InvalidOpenAISettingsError} for a `baseURL` that is not an http(s) URL, an unknown preset,
  *   or a non-positive `contextWindow` / `maxTokens`.
  */
-export function createOpenAIProvider(settings: OpenAIProviderSettings = {}): OpenAIProvider {
+export function createOpenAIProvider(given: OpenAIProviderSettings = {}): OpenAIProvider {
+  // The SDK's convention: OPENAI_BASE_URL stands in for a base URL of the OpenAI preset that is not given.
+  const fromEnv = process.env.OPENAI_BASE_URL?.trim();
+  const envApplies =
+    given.baseURL === undefined &&
+    (given.preset === undefined || given.preset === "openai") &&
+    fromEnv !== undefined &&
+    fromEnv !== "";
+  const settings: OpenAIProviderSettings = envApplies
+    ? { ...given, baseURL: fromEnv, preset: given.preset ?? "openai" }
+    : given;
   if (settings.baseURL !== undefined) {
     let url: URL | undefined;
     try {
@@ -89,8 +104,9 @@ export function createOpenAIProvider(settings: OpenAIProviderSettings = {}): Ope
       url = undefined;
     }
     if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      const what = envApplies ? "The OPENAI_BASE_URL environment variable" : "settings.baseURL";
       throw new InvalidOpenAISettingsError(
-        `settings.baseURL must be an http(s) URL such as "http://127.0.0.1:11434/v1", got "${settings.baseURL}".`,
+        `${what} must be an http(s) URL such as "http://127.0.0.1:11434/v1", got "${settings.baseURL}".`,
       );
     }
   }
@@ -100,6 +116,12 @@ export function createOpenAIProvider(settings: OpenAIProviderSettings = {}): Ope
     );
   }
   checkPositive("contextWindow", settings.contextWindow);
+  const idle = settings.streamIdleTimeoutMs;
+  if (idle !== undefined && !(Number.isFinite(idle) && idle >= 0)) {
+    throw new InvalidOpenAISettingsError(
+      `settings.streamIdleTimeoutMs must be a number of milliseconds ≥ 0 (0 turns it off), got ${String(idle)}.`,
+    );
+  }
   checkPositive("maxTokens", settings.maxTokens);
 
   const presetName = settings.preset ?? (settings.baseURL ? detectPreset(settings.baseURL) : "openai");
@@ -137,7 +159,9 @@ export function createOpenAIProvider(settings: OpenAIProviderSettings = {}): Ope
         writer.fail("error", missingKey);
         return;
       }
-      const client = clients.get(apiKey);
+      const idleMs =
+        options?.streamIdleTimeoutMs ?? settings.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+      const client = clients.get(apiKey, idleMs);
       const requestOptions = {
         signal,
         headers: { ...model.headers, ...options?.headers },
@@ -226,6 +250,12 @@ export function createOpenAIProvider(settings: OpenAIProviderSettings = {}): Ope
       catalog.get(modelId) ??
       discovered.get(modelId) ??
       (presetName === "openai" ? undefined : unknownModel(modelId, defaults)),
+    unlistedModel: (modelId) => unknownModel(modelId, defaults),
+    credentials: {
+      requiresApiKey: compat.requiresApiKey,
+      ...(preset.apiKeyEnv === undefined ? {} : { apiKeyEnv: preset.apiKeyEnv }),
+      apiKeyGiven: settings.apiKey !== undefined && settings.apiKey.trim() !== "",
+    },
   };
 }
 

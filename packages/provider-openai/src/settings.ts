@@ -11,8 +11,9 @@ export const DEFAULT_MAX_TOKENS = 16_384;
 /** Settings of {@link createOpenAIProvider}. Every field is optional. */
 export interface OpenAIProviderSettings {
   /**
-   * The server's base URL including its `/v1` prefix. Default: the preset's (api.openai.com for
-   * `openai`, `http://127.0.0.1:11434/v1` for `ollama`, …).
+   * The server's base URL including its `/v1` prefix. Default: for the `openai` preset (or no preset), the
+   * `OPENAI_BASE_URL` environment variable when it is set (the SDK's convention, read when the provider is
+   * created); else the preset's (api.openai.com for `openai`, `http://127.0.0.1:11434/v1` for `ollama`, …).
    */
   baseURL?: string;
   /** The preset to start from; default detected from `baseURL` (`openai` when there is none). */
@@ -39,6 +40,12 @@ export interface OpenAIProviderSettings {
   project?: string;
   /** Time limit of one HTTP request in milliseconds; default the SDK's (10 minutes). */
   timeoutMs?: number;
+  /**
+   * Abandon (and retry) an attempt when the server sends no byte for this long, in ms — from the request to
+   * the end of the response; `0` turns it off. `StreamOptions.streamIdleTimeoutMs` overrides it per request.
+   * Default `DEFAULT_STREAM_IDLE_TIMEOUT_MS` of @arbor/ai-providers (60 s).
+   */
+  streamIdleTimeoutMs?: number;
   /** Overrides of the retry policy of @arbor/ai-providers (the SDK's own retries are off). */
   retry?: Partial<RetryPolicy>;
   /** Reasoning summaries requested from the Responses API; default `auto`, `off` asks for none. */

@@ -129,6 +129,42 @@ describe("model resolution and discovery", () => {
     });
   });
 
+  it("gives a model for any id through unlistedModel (api.openai.com too), and says what a request needs", () => {
+    const openai = createOpenAIProvider();
+    expect(openai.unlistedModel("gpt-99")).toMatchObject({
+      id: "gpt-99",
+      provider: "openai",
+      api: "openai-responses",
+      contextWindow: DEFAULT_CONTEXT_WINDOW,
+      cost: { input: 0, output: 0 },
+    });
+    expect(openai.credentials).toEqual({
+      requiresApiKey: true,
+      apiKeyEnv: "OPENAI_API_KEY",
+      apiKeyGiven: false,
+    });
+    expect(createOpenAIProvider({ preset: "ollama" }).credentials.requiresApiKey).toBe(false);
+    expect(createOpenAIProvider({ apiKey: "k" }).credentials.apiKeyGiven).toBe(true);
+  });
+
+  it("follows OPENAI_BASE_URL (the SDK's convention) for the openai preset when no base URL is given", async () => {
+    server = await startOpenAIWireServer([{ kind: "sse", frames: chatFrames(chatTextChunks("via env")) }]);
+    vi.stubEnv("OPENAI_BASE_URL", server.url);
+    const provider = createOpenAIProvider({ apiKey: "k", api: "chat" });
+    expect(provider).toMatchObject({ baseURL: server.url, preset: "openai", id: "openai" });
+    const model = provider.unlistedModel("proxy-model");
+    const { result } = await drain(provider.stream(model, ask("hi")));
+    expect(result.stopReason).toBe("stop");
+    expect(server.requests[0]?.body?.model).toBe("proxy-model");
+    // A given base URL or another preset wins over the variable.
+    expect(createOpenAIProvider({ baseURL: "http://127.0.0.1:1/v1" }).baseURL).toBe("http://127.0.0.1:1/v1");
+    expect(createOpenAIProvider({ preset: "ollama" }).baseURL).toBe("http://127.0.0.1:11434/v1");
+    vi.stubEnv("OPENAI_BASE_URL", "not a url");
+    expect(() => createOpenAIProvider()).toThrow(
+      /OPENAI_BASE_URL environment variable must be an http\(s\) URL/,
+    );
+  });
+
   it("discovers models with GET /models, reading the windows servers report", async () => {
     server = await startOpenAIWireServer([
       {

@@ -130,8 +130,10 @@ export class SessionEventView {
         return false;
       case "retry_finished":
         if (!event.success && event.aborted !== true) {
-          const detail = event.errorMessage ? `: ${event.errorMessage}` : "";
-          view.notice("error", `gave up after ${event.attempts} retries${detail}`);
+          // The harness's message already says it gave up ("gave up after 3 retries: …"): shown once.
+          const retries = `${event.attempts} ${event.attempts === 1 ? "retry" : "retries"}`;
+          const message = event.errorMessage ?? "";
+          view.notice("error", /^gave up\b/.test(message) ? message : `gave up after ${retries}: ${message}`);
         }
         view.updateLive({ phase, retryLabel: undefined });
         return false;

@@ -209,4 +209,22 @@ describe("SessionViewModel", () => {
     });
     view.detach();
   });
+
+  test("a series of retries that gave up is one notice, saying 'gave up' once", async () => {
+    const provider = createScriptedProvider([script.error("overloaded"), script.error("overloaded")]);
+    const harness = createHarness({
+      streamFn: provider.stream,
+      model: provider.model,
+      store: new MemorySessionStore(),
+      cwd: tmpdir(),
+      settings: { retry: { maxRetries: 1, baseDelayMs: 1, jitter: 0 } },
+    });
+    const session = await harness.newSession();
+    cleanups.push(() => session.close());
+    const view = new SessionViewModel({ persistent: false, streamFrameMs: 0 });
+    view.attach(session);
+    await session.prompt("hi");
+    const notices = view.transcript.items.flatMap((item) => (item.kind === "notice" ? [item.text] : []));
+    expect(notices.filter((text) => text.includes("gave up"))).toEqual(["gave up after 1 retry: overloaded"]);
+  });
 });

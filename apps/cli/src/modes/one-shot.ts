@@ -9,6 +9,7 @@ import {
   assistantText,
   JsonEventWriter,
   lastAssistantMessage,
+  reportRetries,
   sessionRecord,
   watchUnsavedWork,
 } from "@arbor/app-runtime";
@@ -49,6 +50,7 @@ export function abortOnInterrupt(runtime: AppRuntime): () => void {
  * partial answer on stdout).
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
+  const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
   const restore = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
@@ -56,6 +58,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
     await runtime.session.prompt(prompt);
   } finally {
     restore();
+    retries();
     unsaved = saves();
   }
   const { message, failed } = runOutcome(runtime);
@@ -84,6 +87,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
+  const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
   const restore = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
@@ -92,6 +96,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   } finally {
     restore();
     unsubscribe();
+    retries();
     unsaved = saves();
   }
   const outcome = runOutcome(runtime);

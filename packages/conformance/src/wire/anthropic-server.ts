@@ -16,9 +16,13 @@ export type FakeAnthropicReply =
       delayMs?: number;
       /** Destroys the socket after this many events, mid-stream (a dropped connection). */
       disconnectAfter?: number;
+      /** Stops sending after this many events (0: right after the headers), keeping the connection open: a stall. */
+      stallAfter?: number;
       headers?: Record<string, string>;
     }
-  | { kind: "error"; status: number; body: unknown; headers?: Record<string, string> };
+  | { kind: "error"; status: number; body: unknown; headers?: Record<string, string> }
+  /** Reads the request and never answers (no status, no headers), keeping the connection open. */
+  | { kind: "stall" };
 
 /** A request as the server received it. */
 export interface FakeAnthropicRequest {
@@ -52,12 +56,14 @@ async function writeStream(response: ServerResponse, reply: Extract<FakeAnthropi
     "request-id": "req_fake_stream",
     ...reply.headers,
   });
+  response.flushHeaders();
   for (const [index, item] of reply.events.entries()) {
     if (response.destroyed) return;
     if (reply.disconnectAfter !== undefined && index >= reply.disconnectAfter) {
       response.socket?.destroy();
       return;
     }
+    if (reply.stallAfter !== undefined && index >= reply.stallAfter) return; // until the client gives up
     if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs);
     if (response.destroyed) return;
     // Each event is its own chunk, flushed before the next (and before a planned disconnect).
@@ -90,6 +96,7 @@ export async function startFakeAnthropicServer(replies: FakeAnthropicReply[]): P
         response.end(JSON.stringify(anthropicErrorBody("api_error", "fake server: no reply scripted")));
         return;
       }
+      if (reply.kind === "stall") return; // no answer: the connection stays open until either side closes it
       if (reply.kind === "error") {
         response.writeHead(reply.status, {
           "content-type": "application/json",

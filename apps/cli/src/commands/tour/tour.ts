@@ -74,6 +74,20 @@ function excerpt(summary: string, lines: number): string[] {
   return shown;
 }
 
+/** A word as the shell reads it: unchanged when safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * How the user runs `arbor`: `$ARBOR_COMMAND` (set by a clone's `scripts/arbor` and `scripts/main.sh` to the
+ * wrapper's absolute path, since a clone puts nothing on PATH), else `arbor`.
+ */
+export function arborCommand(env: Readonly<Record<string, string | undefined>>): string {
+  const given = env.ARBOR_COMMAND?.trim();
+  return given === undefined || given === "" ? "arbor" : shellWord(given);
+}
+
 /**
  * Runs the tour; resolves to the exit code (1 when a step did not happen as scripted, saying which).
  *
@@ -116,6 +130,8 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
   });
   const printer = new TranscriptPrinter((text) => io.stdout.write(text), style);
+  const arbor = arborCommand(io.env);
+  let resume = "";
   let compactions = 0;
   let session: HarnessSession | undefined;
   try {
@@ -184,13 +200,12 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
       `Session ${id}${file === undefined ? ` is in ${describeStoreLocation(where)}` : ` is saved in ${file}`}`,
     );
     printer.line(`The files the model wrote are in ${folder}`);
-    printer.line(style.heading("Continue it with a real model:"));
-    printer.line(`  cd ${folder} && arbor -r ${short} --provider anthropic${storeFlag}`);
     printer.line(
       style.dim(
-        `More: arbor sessions show ${short} --tree${storeFlag} · arbor sessions export ${short} --format html -o tour.html${storeFlag}`,
+        `More: ${arbor} sessions show ${short} --tree${storeFlag} · ${arbor} sessions export ${short} --format html -o tour.html${storeFlag}`,
       ),
     );
+    resume = `  cd ${shellWord(folder)} && ${arbor} -r ${short} --provider anthropic${storeFlag}`;
   } finally {
     await harness.close();
     await store.close?.();
@@ -202,5 +217,8 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     return 1;
   }
   printer.line(style.dim(`Tour finished in ${((Date.now() - started) / 1000).toFixed(1)} s.`));
+  // The last line is a command that works as printed, from any directory (stdin piped: a one-shot prompt).
+  printer.line(style.heading("Continue it with a real model (ANTHROPIC_API_KEY set, or add --api-key KEY):"));
+  printer.line(resume);
   return 0;
 }

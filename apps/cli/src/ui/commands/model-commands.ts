@@ -10,7 +10,8 @@ function referenceOf(model: Model): string {
 }
 
 async function setModel(host: CommandHost, reference: string): Promise<void> {
-  await host.session().setModel(reference);
+  // loadModel: another provider is loaded on demand, and any id of a provider is accepted.
+  await host.session().setModel(await host.runtime.loadModel(reference));
   host.store.refresh();
   const model = host.session().state.model;
   host.store.notice("info", `model: ${referenceOf(model)} (${formatTokens(model.contextWindow)} context)`);
