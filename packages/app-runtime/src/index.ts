@@ -98,6 +98,7 @@ export {
   resolveSessionReference,
   SessionReferenceError,
 } from "./session-reference.js";
+export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
 export {
   type LoadedSettings,
   loadSettings,

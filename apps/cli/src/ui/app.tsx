@@ -7,22 +7,23 @@
  */
 
 import type { AppRuntime } from "@arbor/app-runtime";
-import { contentText, type SessionViewModel } from "@arbor/session-view";
+import {
+  contentText,
+  createEditorBuffer,
+  type EditorBuffer,
+  InteractiveController,
+  type Picker,
+  replaceText,
+  type SessionViewModel,
+  submitted,
+} from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
 import { LiveView } from "./components/live-view.js";
-import {
-  initialPickerState,
-  type Picker,
-  type PickerState,
-  PickerView,
-  pickerKey,
-} from "./components/select-list.js";
+import { initialPickerState, type PickerState, PickerView, pickerKey } from "./components/select-list.js";
 import { Transcript } from "./components/transcript.js";
-import { InteractiveController } from "./controller.js";
-import { createEditorBuffer, type EditorBuffer, replaceText, submitted } from "./editor-buffer.js";
 import { type Theme, ThemeProvider } from "./theme.js";
 import { useLive } from "./use-session-view.js";
 

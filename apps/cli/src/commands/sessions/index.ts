@@ -12,7 +12,6 @@ import { addListCommand } from "./list.js";
 import { addMergeCommand } from "./merge.js";
 import { addShowCommand } from "./show.js";
 
-export { type BranchDiff, type DiffSide, diffBranches } from "./branch-diff.js";
 export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
 
 /**

@@ -9,42 +9,10 @@
  * one key is never handled twice by two listeners.
  */
 
-import { clipText } from "@arbor/session-view";
+import { clipText, type Picker, type PickerItem } from "@arbor/session-view";
 import { Box, type Key, Text } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";
-
-/** One row of a picker. */
-export interface PickerItem {
-  /** Unique within the picker; what `onSelect` receives. */
-  readonly key: string;
-  /** The row's text, or a function computing it (called only for rows on screen, or when filtering). */
-  readonly label: string | (() => string);
-  /** A short note after the label. */
-  readonly detail?: string;
-  /** Marks the current choice (e.g. the model in use). */
-  readonly current?: boolean;
-}
-
-/** What a picker shows and does. */
-export interface Picker {
-  readonly title: string;
-  readonly items: readonly PickerItem[];
-  /** The row selected at first. */
-  readonly initialIndex?: number;
-  /** Typing narrows the list to rows whose label contains what was typed. */
-  readonly filterable?: boolean;
-  /** A line of help under the list. */
-  readonly hint?: string;
-  /** Shown instead of the list when it is empty. */
-  readonly emptyText?: string;
-  /**
-   * Called with the chosen row's key, after the picker is closed (it may open another one).
-   *
-   * Contract: should not throw; failures are the picker owner's to report.
-   */
-  onSelect(key: string): void;
-}
 
 /** Where a picker is: what was typed, the rows that match it, the selected row. */
 export interface PickerState {

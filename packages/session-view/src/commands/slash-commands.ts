@@ -4,7 +4,7 @@
  * which expands them; anything else gets a notice with the nearest command.
  */
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
-import { errorText } from "@arbor/session-view";
+import { errorText } from "../format.js";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
 import {

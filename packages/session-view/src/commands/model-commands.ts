@@ -2,7 +2,7 @@
  * The slash commands that change how the model runs: /model, /thinking, /compact.
  */
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
-import { errorText, formatTokens } from "@arbor/session-view";
+import { errorText, formatTokens } from "../format.js";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 
 function referenceOf(model: Model): string {

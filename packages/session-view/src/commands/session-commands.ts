@@ -3,7 +3,8 @@
  * describe or mark the session: /session, /export, /label, /name.
  */
 import type { SessionSummary } from "@arbor/session-store";
-import { errorText, formatCost, formatTokens, treeRows } from "@arbor/session-view";
+import { errorText, formatCost, formatTokens } from "../format.js";
+import { treeRows } from "../tree-rows.js";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 
 function shortId(id: string): string {

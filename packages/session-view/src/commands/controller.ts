@@ -1,16 +1,17 @@
 /**
- * What the user's actions do, outside React: sending a text (a prompt when idle, a steering message while
+ * What the user's actions do, outside any UI framework: sending a text (a prompt when idle, a steering message while
  * the agent runs, a follow-up with Alt+Enter), slash commands, interrupting, quitting, switching sessions.
- * The app calls it; it calls the harness session and the CLI runtime, and reports through the store.
+ * A front end calls it; it calls the harness session and the app runtime, and reports through the view model.
  */
 
-import type { AppRuntime } from "@arbor/app-runtime";
 import type { HarnessSession } from "@arbor/harness";
-import { errorText, type SessionViewModel } from "@arbor/session-view";
-import type { CommandHost } from "./commands/command-types.js";
-import { completeCommand, parseCommandLine, runSlashCommand } from "./commands/slash-commands.js";
-import type { SubmitKind } from "./components/editor.js";
-import type { Picker } from "./components/select-list.js";
+import { errorText } from "../format.js";
+import type { SessionViewModel } from "../session-view-model.js";
+import type { CommandHost, CommandRuntime, Picker } from "./command-types.js";
+import { completeCommand, parseCommandLine, runSlashCommand } from "./slash-commands.js";
+
+/** How a text was sent: Enter (a prompt, or steering while the agent runs) or Alt+Enter (a follow-up). */
+export type SubmitKind = "enter" | "followUp";
 
 /** What the controller asks of the UI. */
 export interface ControllerUi {
@@ -40,7 +41,7 @@ export class InteractiveController implements CommandHost {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
-    readonly runtime: AppRuntime,
+    readonly runtime: CommandRuntime,
     readonly store: SessionViewModel,
     private readonly ui: ControllerUi,
   ) {}
