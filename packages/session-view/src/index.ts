@@ -6,14 +6,16 @@
  * with notices and pickers the front end draws), the input controller and the editor's text buffer.
  */
 export { type BranchDiff, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
-export type {
-  CommandHost,
-  CommandRuntime,
-  Picker,
-  PickerItem,
-  SlashCommandSpec,
+export {
+  type CommandHost,
+  type CommandRuntime,
+  CommandUsageError,
+  type Picker,
+  type PickerItem,
+  type SlashCommandSpec,
 } from "./commands/command-types.js";
 export { type ControllerUi, InteractiveController, type SubmitKind } from "./commands/controller.js";
+export { costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
 export { compactCommand, modelCommand, thinkingCommand } from "./commands/model-commands.js";
 export {
   exportArguments,
@@ -29,7 +31,6 @@ export {
 export {
   commandNames,
   completeCommand,
-  KEY_HELP,
   parseCommandLine,
   runSlashCommand,
   SLASH_COMMANDS,
@@ -92,6 +93,7 @@ export {
 export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
+export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
 export {
   type AttachOptions,
   GENERATION_SIZE,

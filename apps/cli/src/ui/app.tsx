@@ -22,7 +22,13 @@ import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
 import { LiveView } from "./components/live-view.js";
-import { initialPickerState, type PickerState, PickerView, pickerKey } from "./components/select-list.js";
+import {
+  initialPickerState,
+  type PickerState,
+  PickerView,
+  pickerKey,
+  usePickerSize,
+} from "./components/select-list.js";
 import { Transcript } from "./components/transcript.js";
 import { type Theme, ThemeProvider } from "./theme.js";
 import { useLive } from "./use-session-view.js";
@@ -75,6 +81,7 @@ export function App(props: AppProps): ReactNode {
   const overlayRef = useRef(overlay);
   const quitArmed = useRef(false);
   const live = useLive(store);
+  const pickerRows = usePickerSize().rows;
 
   const setBuffer = (next: EditorBuffer) => {
     bufferRef.current = next;
@@ -139,11 +146,12 @@ export function App(props: AppProps): ReactNode {
     try {
       const open = overlayRef.current;
       if (open !== undefined) {
-        const result = pickerKey(open.picker, open.state, input, key);
+        const result = pickerKey(open.picker, open.state, input, key, pickerRows);
         if (result.kind === "state") {
           if (result.state !== open.state) setOverlay({ picker: open.picker, state: result.state });
           return;
         }
+        if (result.kind === "action") return result.run();
         setOverlay(undefined);
         if (result.kind === "choose") open.picker.onSelect(result.key);
         return;

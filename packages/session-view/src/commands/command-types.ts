@@ -4,7 +4,7 @@
  * a front end (the terminal UI, a web page) shows the view model's notices and the pickers it is asked to open.
  */
 
-import type { ProviderRegistry } from "@arbor/ai-providers";
+import { ArborError, type ProviderRegistry } from "@arbor/ai-providers";
 import type { HarnessSession } from "@arbor/harness";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
 import type { SessionViewModel } from "../session-view-model.js";
@@ -13,8 +13,11 @@ import type { SessionViewModel } from "../session-view-model.js";
 export interface PickerItem {
   /** Unique within the picker; what `onSelect` receives. */
   readonly key: string;
-  /** The row's text, or a function computing it (called only for rows on screen, or when filtering). */
-  readonly label: string | (() => string);
+  /**
+   * The row's text, or a function computing it (called only for rows on screen, or when filtering), given
+   * the columns the row has when the front end knows them.
+   */
+  readonly label: string | ((width?: number) => string);
   /** A short note after the label. */
   readonly detail?: string;
   /** Marks the current choice (e.g. the model in use). */
@@ -33,6 +36,13 @@ export interface Picker {
   readonly hint?: string;
   /** Shown instead of the list when it is empty. */
   readonly emptyText?: string;
+  /**
+   * Actions on single keys (e.g. `h`: show hidden rows), for a picker that does not filter; an action may
+   * open another picker in place of this one.
+   *
+   * Contract: an action should not throw; the picker stays open unless the action replaces it.
+   */
+  readonly keys?: Readonly<Record<string, () => void>>;
   /**
    * Called with the chosen row's key, after the picker is closed (it may open another one).
    *
@@ -144,4 +154,12 @@ export interface SlashCommandSpec {
    * Contract: may throw or reject; the dispatcher turns failures into error notices.
    */
   run(argumentText: string, host: CommandHost): void | Promise<void>;
+}
+
+/** A slash command was given arguments it cannot use; the message says what it takes. */
+export class CommandUsageError extends ArborError {
+  constructor(message: string) {
+    super("command_usage", message);
+    this.name = "CommandUsageError";
+  }
 }

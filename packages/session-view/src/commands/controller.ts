@@ -123,9 +123,22 @@ export class InteractiveController implements CommandHost {
   interrupt(): boolean {
     const session = this.session();
     if (!session.isBusy) return false;
+    // A reply cut off mid-stream says "aborted" itself; a stop between steps (a tool, a retry wait) does not.
+    let replyAborted = false;
+    const stop = session.subscribe((event) => {
+      if (event.type === "message_end" && (event.message as { stopReason?: string }).stopReason === "aborted")
+        replyAborted = true;
+      if (event.type === "compaction_end" && event.outcome.kind === "aborted") replyAborted = true;
+    });
     session.abort();
     this.store.setHint("stopping…");
-    this.track(session.waitForIdle().then(() => this.store.setHint(undefined)));
+    this.track(
+      session.waitForIdle().then(() => {
+        stop();
+        this.store.setHint(undefined);
+        if (!replyAborted) this.store.notice("warning", "aborted");
+      }),
+    );
     return true;
   }
 

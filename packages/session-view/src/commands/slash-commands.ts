@@ -6,6 +6,7 @@
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "../format.js";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+import { costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
 import {
   exportCommand,
@@ -17,15 +18,6 @@ import {
   sessionCommand,
   treeCommand,
 } from "./session-commands.js";
-
-/** The keys of the interactive mode, for /help. */
-export const KEY_HELP: readonly string[] = [
-  "Enter          send (while the agent runs: steer it — injected before its next model call)",
-  "Alt+Enter      queue a follow-up (sent when the agent would stop)",
-  "Esc / Ctrl-C   stop the run; Ctrl-C twice while idle quits (with text in the editor, Ctrl-C clears it)",
-  "↑ / ↓          history (on the first / last line); Ctrl-J or \\ then Enter: new line",
-  "Tab            complete a slash command",
-];
 
 const helpCommand: SlashCommandSpec = {
   name: "help",
@@ -72,11 +64,13 @@ export const SLASH_COMMANDS: readonly SlashCommandSpec[] = [
   thinkingCommand,
   exportCommand,
   sessionCommand,
+  costCommand,
+  hotkeysCommand,
   helpCommand,
   quitCommand,
 ];
 
-const ALIASES: Readonly<Record<string, string>> = { exit: "quit", q: "quit", "?": "help" };
+const ALIASES: Readonly<Record<string, string>> = { exit: "quit", q: "quit", "?": "help", clear: "new" };
 
 function usageOf(command: SlashCommandSpec): string {
   return `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
