@@ -15,11 +15,13 @@ import {
   type ThinkingLevel,
 } from "@arbor/ai-providers";
 import {
+  type BashExecutionMessage,
   type CustomMessageInput,
   type Session,
   type SessionEntry,
   SessionEntryNotFoundError,
 } from "@arbor/session-store";
+import { type BashExecutionInput, bashExecutionMessage } from "./bash-execution.js";
 import { type MergeBranchOptions, type MergeBranchResult, mergeBranch } from "./branch-merge.js";
 import { type NavigateTreeOptions, type NavigateTreeResult, navigateTree } from "./branch-navigation.js";
 import { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
@@ -540,6 +542,24 @@ export class HarnessSession {
     }
     await this.record({ type: "custom_message", input });
     this.reloadTranscript();
+  }
+
+  /**
+   * Records a shell command the user ran (`!command`) and its output as a `bashExecution` message on the
+   * current branch; the model sees it from the next call unless `excludeFromContext` (`!!command`).
+   *
+   * Contract: saved before it resolves; rejects with `HarnessBusyError` during an operation.
+   */
+  async appendBashExecution(input: BashExecutionInput): Promise<BashExecutionMessage> {
+    this.assertOpen("appendBashExecution");
+    if (this.operation !== undefined) {
+      throw new HarnessBusyError("record a shell command", this.operation.name, this.phase);
+    }
+    const message = bashExecutionMessage(input, this.runtime.now().getTime());
+    this.writer.track([this.currentSession.appendMessage(message)]);
+    await this.writer.save("operation");
+    this.reloadTranscript();
+    return message;
   }
 
   /**

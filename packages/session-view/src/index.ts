@@ -14,7 +14,13 @@ export {
   type PickerItem,
   type SlashCommandSpec,
 } from "./commands/command-types.js";
-export { type ControllerUi, InteractiveController, type SubmitKind } from "./commands/controller.js";
+export {
+  type ControllerOptions,
+  type ControllerUi,
+  InteractiveController,
+  type MentionSupport,
+  type SubmitKind,
+} from "./commands/controller.js";
 export { costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
 export { compactCommand, modelCommand, thinkingCommand } from "./commands/model-commands.js";
 export {

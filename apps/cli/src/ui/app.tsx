@@ -6,7 +6,7 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
-import type { AppRuntime } from "@arbor/app-runtime";
+import { type AppRuntime, createFileMentions, runUserShellCommand } from "@arbor/app-runtime";
 import {
   contentText,
   createEditorBuffer,
@@ -95,14 +95,22 @@ export function App(props: AppProps): ReactNode {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the controller lives as long as the app
   const controller = useMemo(
     () =>
-      new InteractiveController(runtime, store, {
-        openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
-        setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
-        exit: () => {
-          props.onQuit?.();
-          exit();
+      new InteractiveController(
+        runtime,
+        store,
+        {
+          openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
+          setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
+          exit: () => {
+            props.onQuit?.();
+            exit();
+          },
         },
-      }),
+        {
+          shell: (command, signal) => runUserShellCommand(runtime.cwd, command, signal),
+          mentions: createFileMentions(runtime.cwd),
+        },
+      ),
     [],
   );
 

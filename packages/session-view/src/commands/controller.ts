@@ -4,9 +4,11 @@
  * A front end calls it; it calls the harness session and the app runtime, and reports through the view model.
  */
 
-import type { HarnessSession } from "@arbor/harness";
+import type { ImageContent } from "@arbor/ai-providers";
+import type { BashExecutionInput, HarnessSession } from "@arbor/harness";
 import { errorText } from "../format.js";
 import type { SessionViewModel } from "../session-view-model.js";
+import { itemsOfMessage } from "../transcript-items.js";
 import type { CommandHost, CommandRuntime, Picker } from "./command-types.js";
 import { completeCommand, parseCommandLine, runSlashCommand } from "./slash-commands.js";
 
@@ -35,15 +37,58 @@ export interface ControllerUi {
   exit(): void;
 }
 
+/** `@path` mentions (`createFileMentions` of `@arbor/app-runtime` is one). */
+export interface MentionSupport {
+  /**
+   * Completes the `@path` a text ends with.
+   *
+   * Contract: synchronous; undefined when there is nothing to complete.
+   */
+  complete(text: string): { text: string; matches: string[] } | undefined;
+  /**
+   * The prompt with the files it mentions attached (text appended, images as image blocks).
+   *
+   * Contract: never rejects; mentions of no file are listed in `missing` and stay text.
+   */
+  attach(
+    text: string,
+    signal?: AbortSignal,
+  ): Promise<{
+    text: string;
+    images: ImageContent[];
+    attached: string[];
+    missing: { path: string; reason: string }[];
+  }>;
+}
+
+/** What the controller can do besides prompts and commands, when the front end provides it. */
+export interface ControllerOptions {
+  /**
+   * Runs a shell command (`!command`, `!!command`) in the working directory (`runUserShellCommand` of
+   * `@arbor/app-runtime`).
+   *
+   * Contract: never rejects; a command stopped through `signal` resolves with `cancelled: true`.
+   */
+  shell?: (command: string, signal: AbortSignal) => Promise<BashExecutionInput>;
+  /** `@path` mentions: completion on Tab and attachment when a prompt is sent. */
+  mentions?: MentionSupport;
+}
+
+/** `!command` (added to the context) or `!!command` (recorded, not sent to the model). */
+const SHELL_INPUT = /^!(!?)\s*(\S[\s\S]*)$/;
+
 /** The actions of the interactive mode. */
 export class InteractiveController implements CommandHost {
   private quitting = false;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Stops the `!command` running, if one is. */
+  private shellAbort: AbortController | undefined;
 
   constructor(
     readonly runtime: CommandRuntime,
     readonly store: SessionViewModel,
     private readonly ui: ControllerUi,
+    private readonly options: ControllerOptions = {},
   ) {}
 
   /** The current session. */
@@ -64,11 +109,60 @@ export class InteractiveController implements CommandHost {
     this.store.attach(this.runtime.session, { separator });
   }
 
-  /** Starts a prompt; its failure to start (or an unexpected rejection) becomes an error notice. */
+  /**
+   * Starts a prompt (with the files it mentions attached, when mentions are supported); its failure to
+   * start (or an unexpected rejection) becomes an error notice.
+   */
   prompt(text: string): void {
-    const run = this.session().prompt(text);
+    const mentions = this.options.mentions;
+    if (mentions === undefined || !/(^|\s)@\S/.test(text)) {
+      const run = this.session().prompt(text);
+      this.store.refresh();
+      this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
+      return;
+    }
+    this.track(
+      (async () => {
+        const attached = await mentions.attach(text);
+        for (const { path, reason } of attached.missing) this.store.notice("warning", `@${path}: ${reason}`);
+        if (attached.attached.length > 0) {
+          this.store.notice("info", `attached ${attached.attached.map((path) => `@${path}`).join(", ")}`);
+        }
+        const run = this.session().prompt(attached.text, { images: attached.images });
+        this.store.refresh();
+        await run;
+      })(),
+    );
+  }
+
+  /** Runs `!command` / `!!command`: its output is shown and recorded (`!!`: not sent to the model). */
+  private async runShell(command: string, excludeFromContext: boolean, text: string): Promise<void> {
+    const shell = this.options.shell;
+    const session = this.session();
+    if (shell === undefined) {
+      this.store.notice("error", "shell commands (!command) are not available here");
+      return;
+    }
+    if (session.isBusy || this.shellAbort !== undefined) {
+      this.store.notice("warning", "!command waits for the agent: press Esc to stop the run, or wait for it");
+      this.setEditorText(text);
+      return;
+    }
+    const abort = new AbortController();
+    this.shellAbort = abort;
+    this.store.setHint(`running ${command} … (Esc stops it)`);
+    let result: BashExecutionInput;
+    try {
+      result = await shell(command, abort.signal);
+    } finally {
+      this.shellAbort = undefined;
+      this.store.setHint(undefined);
+    }
+    const message = await session.appendBashExecution({ ...result, excludeFromContext });
+    for (const item of itemsOfMessage(message, new Map())) this.store.append(item);
+    if (result.cancelled === true) this.store.notice("warning", "the command was stopped");
+    if (excludeFromContext) this.store.notice("info", "not added to the context (!!)");
     this.store.refresh();
-    this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
   }
 
   /**
@@ -81,6 +175,11 @@ export class InteractiveController implements CommandHost {
     if (text.trim() === "") return false;
     if (parseCommandLine(text) !== undefined) {
       this.track(runSlashCommand(text, this));
+      return true;
+    }
+    const shell = SHELL_INPUT.exec(text.trim());
+    if (shell !== null) {
+      this.track(this.runShell(shell[2]!.trim(), shell[1] === "!", text));
       return true;
     }
     const session = this.session();
@@ -100,14 +199,21 @@ export class InteractiveController implements CommandHost {
     return true;
   }
 
-  /** Completes a slash command on Tab (a list of matches goes to the hint line). */
+  /** Completes a slash command or an `@path` mention on Tab (a list of matches goes to the hint line). */
   complete(text: string): string | undefined {
-    const completion = completeCommand(text, this);
-    if (completion === undefined) return undefined;
+    const command = completeCommand(text, this);
+    if (command !== undefined) {
+      this.store.setHint(
+        command.matches.length > 1 ? command.matches.map((name) => `/${name}`).join("  ") : undefined,
+      );
+      return command.text;
+    }
+    const mention = this.options.mentions?.complete(text);
+    if (mention === undefined) return undefined;
     this.store.setHint(
-      completion.matches.length > 1 ? completion.matches.map((name) => `/${name}`).join("  ") : undefined,
+      mention.matches.length > 1 ? mention.matches.map((path) => `@${path}`).join("  ") : undefined,
     );
-    return completion.text;
+    return mention.text;
   }
 
   /** Whether the agent is running (or compacting, summarizing, waiting to retry). */
@@ -121,6 +227,10 @@ export class InteractiveController implements CommandHost {
    * Contract: returns false (and does nothing) when idle.
    */
   interrupt(): boolean {
+    if (this.shellAbort !== undefined) {
+      this.shellAbort.abort();
+      return true;
+    }
     const session = this.session();
     if (!session.isBusy) return false;
     // A reply cut off mid-stream says "aborted" itself; a stop between steps (a tool, a retry wait) does not.
