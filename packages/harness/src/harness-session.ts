@@ -15,7 +15,6 @@ import {
   type ThinkingLevel,
 } from "@arbor/ai-providers";
 import {
-  type BashExecutionMessage,
   type CustomMessageInput,
   type Session,
   type SessionEntry,
@@ -544,17 +543,10 @@ export class HarnessSession {
     this.reloadTranscript();
   }
 
-  /**
-   * Records a shell command the user ran (`!command`) and its output as a `bashExecution` message on the
-   * current branch; the model sees it from the next call unless `excludeFromContext` (`!!command`).
-   *
-   * Contract: saved before it resolves; rejects with `HarnessBusyError` during an operation.
-   */
-  async appendBashExecution(input: BashExecutionInput): Promise<BashExecutionMessage> {
+  /** Records a user's `!command` as a `bashExecution` message, saved on return; busy: `HarnessBusyError`. */
+  async appendBashExecution(input: BashExecutionInput) {
     this.assertOpen("appendBashExecution");
-    if (this.operation !== undefined) {
-      throw new HarnessBusyError("record a shell command", this.operation.name, this.phase);
-    }
+    if (this.operation) throw new HarnessBusyError("!command", this.operation.name, this.phase);
     const message = bashExecutionMessage(input, this.runtime.now().getTime());
     this.writer.track([this.currentSession.appendMessage(message)]);
     await this.writer.save("operation");
