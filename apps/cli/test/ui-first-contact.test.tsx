@@ -5,8 +5,9 @@
  */
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
+import { formatTokens } from "@arbor/session-view";
 import { describe, expect, test } from "vitest";
-import { createTestRuntime, KEYS, type RenderedApp, renderApp } from "./ui-helpers.js";
+import { bottomOf, createTestRuntime, KEYS, type RenderedApp, renderApp } from "./ui-helpers.js";
 
 async function exchange(app: RenderedApp, prompt: string, answer: string): Promise<void> {
   await app.submit(prompt);
@@ -101,5 +102,65 @@ describe("first contact: the interactive mode", () => {
     await app.submit("/export pdf");
     const frame = await app.waitForFrame("unknown export format");
     expect(frame).toContain('/export: unknown export format "pdf": choose html, md, jsonl');
+  });
+
+  test("the footer's context figure is the compacted context's right after /compact", async () => {
+    const long = (word: string) => `${word} `.repeat(600).trim();
+    const runtime = await createTestRuntime({
+      steps: [
+        script.text(long("alpha"), { usage: { input: 20, output: 1500 } }),
+        script.text(long("beta"), { usage: { input: 1600, output: 1500 } }),
+        script.text("## Goal\n- ship the parser"),
+      ],
+      settings: { compaction: { keepRecentTokens: 400 } },
+    });
+    const app = renderApp(runtime);
+    await exchange(app, "first question", "alpha alpha");
+    await exchange(app, "second question", "beta beta");
+    const before = runtime.session.contextUsage().tokens;
+    await app.submit("/compact");
+    await app.waitForFrame("◆ compacted:");
+    const frame = await app.settle();
+    const after = runtime.session.contextUsage().tokens;
+    expect(after).toBeLessThan(before);
+    expect(bottomOf(frame)).toMatch(new RegExp(`\\(~?${formatTokens(after)}; compacts at`));
+  });
+
+  test("typing / in an empty editor opens the command menu; a choice goes into the editor", async () => {
+    const runtime = await createTestRuntime();
+    const app = renderApp(runtime);
+    await app.press("/");
+    const menu = await app.waitForFrame("Commands");
+    expect(menu).toContain("/compact [instructions]");
+    expect(menu).toContain("/tree");
+    app.type("hotk");
+    await app.waitForFrame("filter: hotk");
+    await app.press(KEYS.enter);
+    await app.waitForFrame((frame) => bottomOf(frame).includes("/hotkeys"));
+    await app.press(KEYS.enter);
+    await app.waitForFrame("Alt+Enter");
+    // Esc leaves the menu with the / in the editor, to type a path or a command by hand.
+    await app.press("/");
+    await app.waitForFrame("Commands");
+    await app.press(KEYS.escape);
+    await app.waitForFrame((frame) => !frame.includes("Commands") && bottomOf(frame).includes("/"));
+  });
+
+  test("a large paste collapses to a marker in the editor and is sent whole", async () => {
+    const runtime = await createTestRuntime({ steps: [script.text("Got the log.")] });
+    const app = renderApp(runtime);
+    const log = Array.from({ length: 42 }, (_, index) => `log line ${index + 1}`).join("\n");
+    app.type("look: ");
+    await app.waitForFrame("look:");
+    app.type(log);
+    const editor = bottomOf(await app.waitForFrame("[paste #1 +42 lines]"));
+    expect(editor).not.toContain("log line 2");
+    await app.press(KEYS.enter);
+    await app.waitForFrame("Got the log.");
+    await app.settle();
+    const sent = JSON.stringify(runtime.provider.calls[0]!.context.messages.at(-1));
+    expect(sent).toContain("look: log line 1\\nlog line 2");
+    expect(sent).toContain("log line 42");
+    expect(sent).not.toContain("[paste #1");
   });
 });

@@ -35,6 +35,7 @@ export {
   treeCommand,
 } from "./commands/session-commands.js";
 export {
+  commandMenu,
   commandNames,
   completeCommand,
   parseCommandLine,
@@ -52,12 +53,15 @@ export {
   deleteToLineStart,
   deleteWordBackward,
   type EditorBuffer,
+  expandPastes,
   HISTORY_LIMIT,
   insertText,
   moveCursor,
   moveLine,
   moveToLineEnd,
   moveToLineStart,
+  PASTE_COLLAPSE_CHARS,
+  PASTE_COLLAPSE_LINES,
   replaceText,
   submitted,
 } from "./editor-buffer.js";

@@ -8,9 +8,11 @@
 
 import { type AppRuntime, createFileMentions, runUserShellCommand } from "@arbor/app-runtime";
 import {
+  commandMenu,
   contentText,
   createEditorBuffer,
   type EditorBuffer,
+  expandPastes,
   InteractiveController,
   type Picker,
   replaceText,
@@ -165,9 +167,13 @@ export function App(props: AppProps): ReactNode {
         return;
       }
       if (globalKey(input, key)) return;
+      if (input === "/" && bufferRef.current.text === "" && !key.ctrl && !key.meta) {
+        setBuffer(replaceText(bufferRef.current, "/"));
+        return controller.openPicker(commandMenu(controller));
+      }
       const result = editorKey(bufferRef.current, input, key);
       if (result.submit !== undefined) {
-        const text = result.buffer.text;
+        const text = expandPastes(result.buffer);
         if (controller.submit(text, result.submit)) {
           store.setHint(undefined);
           setBuffer(submitted(bufferRef.current, text));

@@ -5,7 +5,7 @@
  */
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "../format.js";
-import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
 import { costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
 import {
@@ -200,4 +200,38 @@ export function completeCommand(
   let prefix = matches[0]!;
   for (const candidate of matches) while (!candidate.startsWith(prefix)) prefix = prefix.slice(0, -1);
   return { text: `/${prefix}`, matches };
+}
+
+/**
+ * The command menu (typing `/` in an empty editor): every command, skill and prompt template with what it
+ * does; choosing one puts `/name ` into the editor.
+ *
+ * Contract: pure over the session's resources; the picker filters as the user types.
+ */
+export function commandMenu(host: Pick<CommandHost, "session" | "setEditorText">): Picker {
+  const { skills, promptTemplates } = host.session().resources;
+  const items = [
+    ...SLASH_COMMANDS.map((command) => ({
+      key: command.name,
+      label: usageOf(command),
+      detail: command.description,
+    })),
+    ...skills.map((skill) => ({
+      key: `${SKILL_COMMAND_PREFIX}${skill.name}`,
+      label: `/${SKILL_COMMAND_PREFIX}${skill.name}`,
+      detail: "skill",
+    })),
+    ...promptTemplates.map((template) => ({
+      key: template.name,
+      label: `/${template.name}`,
+      detail: "prompt template",
+    })),
+  ];
+  return {
+    title: "Commands",
+    items,
+    filterable: true,
+    hint: "type to filter · ↑↓ move · Enter choose · Esc keep typing",
+    onSelect: (name) => host.setEditorText(`/${name} `),
+  };
 }
