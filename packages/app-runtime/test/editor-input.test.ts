@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { completeMention, createFileMentions, fileMentions, runUserShellCommand } from "../src/index.js";
 
 const directories: string[] = [];
@@ -35,7 +35,11 @@ describe("@path mentions", () => {
   test("attach appends text files and reports mentions of no file", async () => {
     const cwd = project();
     writeFileSync(join(cwd, "notes.txt"), "remember the milk\n");
-    const prompt = await createFileMentions(cwd).attach("read @notes.txt and @gone.txt");
+    const mentions = createFileMentions(cwd);
+    // The file list is read on the first completion, in the background.
+    expect(mentions.complete("@no")).toBeUndefined();
+    await vi.waitFor(() => expect(mentions.complete("@no")?.text).toBe("@notes.txt "));
+    const prompt = await mentions.attach("read @notes.txt and @gone.txt");
     expect(prompt.attached).toEqual(["notes.txt"]);
     expect(prompt.text).toContain('<file path="notes.txt">');
     expect(prompt.text).toContain("remember the milk");

@@ -30,8 +30,8 @@ export interface FileMentions {
    * Completes the `@path` the text ends with: the one match (with a space after it), or the matches' common
    * prefix; undefined when the text does not end with a mention or nothing matches.
    *
-   * Contract: synchronous over the project's file list, read once in the background (nothing is completed
-   * until it is read); never throws.
+   * Contract: synchronous over the project's file list, read once in the background on the first call
+   * (nothing is completed until it is read); never throws.
    */
   complete(text: string): { text: string; matches: string[] } | undefined;
   /**
@@ -76,21 +76,26 @@ export function completeMention(
 }
 
 /**
- * Mentions for the project at `cwd`; the file list for completion is read at once, in the background.
+ * Mentions for the project at `cwd`; the file list for completion is read when first asked for.
  *
  * Contract: never throws; a directory that cannot be listed completes nothing.
  */
 export function createFileMentions(cwd: string): FileMentions {
-  let files: readonly string[] = [];
-  void listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
-    (list) => {
-      files = list.files;
-    },
-    () => {},
-  );
+  let files: readonly string[] | undefined;
+  let listing: Promise<void> | undefined;
   const read = createReadTool(cwd);
   return {
-    complete: (text) => completeMention(text, files),
+    complete(text) {
+      listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
+        (list) => {
+          files = list.files;
+        },
+        () => {
+          files = [];
+        },
+      );
+      return files === undefined ? undefined : completeMention(text, files);
+    },
     async attach(text, signal = new AbortController().signal) {
       const prompt: AttachedPrompt = { text, images: [], attached: [], missing: [] };
       const blocks: string[] = [];

@@ -209,7 +209,13 @@ export class InteractiveController implements CommandHost {
       return command.text;
     }
     const mention = this.options.mentions?.complete(text);
-    if (mention === undefined) return undefined;
+    if (mention === undefined) {
+      if (this.options.mentions !== undefined && /(^|\s)@\S*$/.test(text))
+        this.store.setHint(
+          "no file matches (the project's files may still be being listed: press Tab again)",
+        );
+      return undefined;
+    }
     this.store.setHint(
       mention.matches.length > 1 ? mention.matches.map((path) => `@${path}`).join("  ") : undefined,
     );

@@ -106,7 +106,11 @@ export const compactCommand: SlashCommandSpec = {
   run(argumentText, host) {
     const operation = host.session().compact(argumentText === "" ? undefined : argumentText);
     host.store.refresh();
-    // The outcome is shown from the compaction_end event; only a failure to start is reported here.
-    operation.catch((error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`));
+    // The outcome is shown from the compaction_end event, which comes before the session reloads its
+    // context: the footer's context figure is read again once the operation is done.
+    operation.then(
+      () => host.store.refresh(),
+      (error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`),
+    );
   },
 };
