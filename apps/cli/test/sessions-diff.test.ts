@@ -1,7 +1,7 @@
 import { MemorySessionStore, Session, sameJson } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import { branchDiffView } from "@arbor/session-view";
 import { describe, expect, it } from "vitest";
-import { diffBranches } from "../src/commands/sessions/branch-diff.js";
 import { parseSideReference } from "../src/commands/sessions/diff.js";
 import {
   FIXTURE_CWD,
@@ -169,7 +169,7 @@ describe("arbor sessions diff", () => {
     copy.appendModelChange("anthropic", "claude");
     copy.appendMessage({ role: "user", content: "same words", timestamp: 7 });
     copy.appendMessage({ role: "user", content: "copy continues", timestamp: 9 });
-    const diff = diffBranches(
+    const diff = branchDiffView(
       { session: original, leafId: original.leafId },
       { session: copy, leafId: copy.leafId },
     );
@@ -185,7 +185,7 @@ describe("arbor sessions diff", () => {
     const fork = await labelled.fork(point.id);
     labelled.appendMessage({ role: "user", content: "parent side", timestamp: 11 });
     fork.appendMessage({ role: "user", content: "fork side", timestamp: 12 });
-    const mixed = diffBranches(
+    const mixed = branchDiffView(
       { session: labelled, leafId: labelled.leafId },
       { session: fork, leafId: fork.leafId },
     );

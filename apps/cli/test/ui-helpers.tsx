@@ -18,11 +18,11 @@ import type { AppRuntime } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
+import type { InteractiveController } from "@arbor/session-view";
 import { exportHtml, exportJsonl, exportMarkdown, type SessionViewModel } from "@arbor/session-view";
 import { render } from "ink-testing-library";
 import { afterEach } from "vitest";
 import { App } from "../src/ui/app.js";
-import type { InteractiveController } from "../src/ui/controller.js";
 import { createTheme } from "../src/ui/theme.js";
 import { createSessionView } from "../src/ui/use-session-view.js";
 

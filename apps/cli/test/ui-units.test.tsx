@@ -1,20 +1,22 @@
-import type { Key } from "ink";
-import { Lexer, type Token } from "marked";
-import { describe, expect, test } from "vitest";
-import { exportArguments } from "../src/ui/commands/session-commands.js";
-import { parseCommandLine, suggestCommands } from "../src/ui/commands/slash-commands.js";
-import { editorKey } from "../src/ui/components/editor.js";
-import { meterCells } from "../src/ui/components/footer.js";
-import { initialPickerState, type Picker, pickerKey } from "../src/ui/components/select-list.js";
 import {
   browseHistory,
   createEditorBuffer,
   deleteBackward,
   deleteWordBackward,
+  exportArguments,
   insertText,
   moveLine,
+  type Picker,
+  parseCommandLine,
   submitted,
-} from "../src/ui/editor-buffer.js";
+  suggestCommands,
+} from "@arbor/session-view";
+import type { Key } from "ink";
+import { Lexer, type Token } from "marked";
+import { describe, expect, test } from "vitest";
+import { editorKey } from "../src/ui/components/editor.js";
+import { meterCells } from "../src/ui/components/footer.js";
+import { initialPickerState, pickerKey } from "../src/ui/components/select-list.js";
 import { IncrementalMarkdown } from "../src/ui/markdown/incremental-markdown.js";
 import { decodeEntities } from "../src/ui/markdown/markdown-view.js";
 

@@ -12,6 +12,14 @@ export type {
   SessionExporter,
   SessionExporters,
 } from "./app-runtime.js";
+export {
+  type AttachedPrompt,
+  completeMention,
+  createFileMentions,
+  type FileMentions,
+  fileMentions,
+} from "./commands/file-mentions.js";
+export { runUserShellCommand } from "./commands/shell-command.js";
 export { readJsonFile, validateConfig } from "./config-file.js";
 export { type AppRuntimeOptions, createAppRuntime } from "./create-app-runtime.js";
 export { ArborUserError, type ArborUserErrorCode } from "./errors.js";
@@ -126,6 +134,7 @@ export {
   resolveSessionReference,
   SessionReferenceError,
 } from "./session-reference.js";
+export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
 export {
   type LoadedSettings,
   loadSettings,

@@ -13,6 +13,7 @@ import {
   type SessionEntry,
   SessionEntryNotFoundError,
 } from "@arbor/session-store";
+import { type BashExecutionInput, bashExecutionMessage } from "./bash-execution.js";
 import { type MergeBranchOptions, type MergeBranchResult, mergeBranch } from "./branch-merge.js";
 import { type NavigateTreeOptions, type NavigateTreeResult, navigateTree } from "./branch-navigation.js";
 import { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
@@ -510,6 +511,17 @@ export class HarnessSession {
     }
     await this.record({ type: "custom_message", input });
     this.context.reloadTranscript();
+  }
+
+  /** Records a user's `!command` as a `bashExecution` message, saved on return; busy: `HarnessBusyError`. */
+  async appendBashExecution(input: BashExecutionInput) {
+    this.assertOpen("appendBashExecution");
+    if (this.operation) throw new HarnessBusyError("!command", this.operation.name, this.phase);
+    const message = bashExecutionMessage(input, this.runtime.now().getTime());
+    this.writer.track([this.currentSession.appendMessage(message)]);
+    await this.writer.save("operation");
+    this.reloadTranscript();
+    return message;
   }
 
   /**

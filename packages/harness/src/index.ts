@@ -10,6 +10,7 @@
 
 import { createRequire } from "node:module";
 
+export { type BashExecutionInput, bashExecutionMessage } from "./bash-execution.js";
 export type { MergeBranchOptions, MergeBranchResult, MergeDetails } from "./branch-merge.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./branch-navigation.js";
 export { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";

@@ -21,7 +21,7 @@ export type AssistantBlock =
   | { kind: "thinking"; text: string; redacted: boolean };
 
 /** How loud a notice is. */
-export type NoticeLevel = "info" | "warning" | "error";
+export type NoticeLevel = "info" | "success" | "warning" | "error";
 
 /** One printed piece of the transcript. `key` is unique within a run of the UI. */
 export type TranscriptItem =

@@ -6,8 +6,19 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
-import type { AppRuntime } from "@arbor/app-runtime";
-import { contentText, type SessionViewModel } from "@arbor/session-view";
+import { type AppRuntime, createFileMentions, runUserShellCommand } from "@arbor/app-runtime";
+import {
+  commandMenu,
+  contentText,
+  createEditorBuffer,
+  type EditorBuffer,
+  expandPastes,
+  InteractiveController,
+  type Picker,
+  replaceText,
+  type SessionViewModel,
+  submitted,
+} from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, editorKey } from "./components/editor.js";
@@ -15,14 +26,12 @@ import { Footer } from "./components/footer.js";
 import { LiveView } from "./components/live-view.js";
 import {
   initialPickerState,
-  type Picker,
   type PickerState,
   PickerView,
   pickerKey,
+  usePickerSize,
 } from "./components/select-list.js";
 import { Transcript } from "./components/transcript.js";
-import { InteractiveController } from "./controller.js";
-import { createEditorBuffer, type EditorBuffer, replaceText, submitted } from "./editor-buffer.js";
 import { type Theme, ThemeProvider } from "./theme.js";
 import { useLive } from "./use-session-view.js";
 
@@ -74,6 +83,7 @@ export function App(props: AppProps): ReactNode {
   const overlayRef = useRef(overlay);
   const quitArmed = useRef(false);
   const live = useLive(store);
+  const pickerRows = usePickerSize().rows;
 
   const setBuffer = (next: EditorBuffer) => {
     bufferRef.current = next;
@@ -87,14 +97,22 @@ export function App(props: AppProps): ReactNode {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the controller lives as long as the app
   const controller = useMemo(
     () =>
-      new InteractiveController(runtime, store, {
-        openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
-        setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
-        exit: () => {
-          props.onQuit?.();
-          exit();
+      new InteractiveController(
+        runtime,
+        store,
+        {
+          openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
+          setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
+          exit: () => {
+            props.onQuit?.();
+            exit();
+          },
         },
-      }),
+        {
+          shell: (command, signal) => runUserShellCommand(runtime.cwd, command, signal),
+          mentions: createFileMentions(runtime.cwd),
+        },
+      ),
     [],
   );
 
@@ -138,19 +156,24 @@ export function App(props: AppProps): ReactNode {
     try {
       const open = overlayRef.current;
       if (open !== undefined) {
-        const result = pickerKey(open.picker, open.state, input, key);
+        const result = pickerKey(open.picker, open.state, input, key, pickerRows);
         if (result.kind === "state") {
           if (result.state !== open.state) setOverlay({ picker: open.picker, state: result.state });
           return;
         }
+        if (result.kind === "action") return result.run();
         setOverlay(undefined);
         if (result.kind === "choose") open.picker.onSelect(result.key);
         return;
       }
       if (globalKey(input, key)) return;
+      if (input === "/" && bufferRef.current.text === "" && !key.ctrl && !key.meta) {
+        setBuffer(replaceText(bufferRef.current, "/"));
+        return controller.openPicker(commandMenu(controller));
+      }
       const result = editorKey(bufferRef.current, input, key);
       if (result.submit !== undefined) {
-        const text = result.buffer.text;
+        const text = expandPastes(result.buffer);
         if (controller.submit(text, result.submit)) {
           store.setHint(undefined);
           setBuffer(submitted(bufferRef.current, text));

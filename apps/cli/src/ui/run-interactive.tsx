@@ -6,9 +6,9 @@
  */
 
 import type { AppRuntime } from "@arbor/app-runtime";
+import type { InteractiveController } from "@arbor/session-view";
 import { render } from "ink";
 import { App } from "./app.js";
-import type { InteractiveController } from "./controller.js";
 import { colorWanted, createTheme } from "./theme.js";
 import { createSessionView } from "./use-session-view.js";
 

@@ -15,10 +15,16 @@ import {
   resolveSessionReference,
 } from "@arbor/app-runtime";
 import { Session } from "@arbor/session-store";
-import { countOf, formatCount } from "@arbor/session-view";
+import {
+  type BranchDiff,
+  branchDiffView,
+  countOf,
+  type DiffItem,
+  type DiffSideResult,
+  formatCount,
+} from "@arbor/session-view";
 import type { Command } from "commander";
 import { STORE_FACTORIES } from "../../factories.js";
-import { type BranchDiff, type DiffItem, type DiffSideResult, diffBranches } from "./branch-diff.js";
 import {
   parsePositiveInteger,
   runAction,
@@ -187,7 +193,7 @@ export function addDiffCommand(parent: Command, deps: SessionsCommandDeps): Comm
                 left.entry === undefined ? sessionA.leafId : resolveEntryReference(sessionA, left.entry);
               const leafB =
                 right.entry === undefined ? sessionB.leafId : resolveEntryReference(sessionB, right.entry);
-              const diff = diffBranches(
+              const diff = branchDiffView(
                 { session: sessionA, leafId: leafA },
                 { session: sessionB, leafId: leafB },
               );

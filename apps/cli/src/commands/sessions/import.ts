@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { jsonlPathOf } from "@arbor/app-runtime";
+import { type ImportedFile, jsonlPathOf, readSessionFileForImport } from "@arbor/app-runtime";
 import {
   generateSessionId,
   MemorySessionStore,
@@ -17,7 +17,6 @@ import {
 import { countOf, formatCount } from "@arbor/session-view";
 import type { Command } from "commander";
 import { runAction, type SessionsCommandDeps, withStore, writeLines } from "./context.js";
-import { type ImportedFile, readSessionFileForImport } from "./import-file.js";
 import { treeStats } from "./show.js";
 
 /** What an import did. */

@@ -12,7 +12,6 @@ import { addListCommand } from "./list.js";
 import { addMergeCommand } from "./merge.js";
 import { addShowCommand } from "./show.js";
 
-export { type BranchDiff, type DiffSide, diffBranches } from "./branch-diff.js";
 export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
 
 /**
@@ -53,5 +52,15 @@ export function sessionsCommand(deps: SessionsCommandDeps): Command {
   addDiffCommand(command, deps);
   addMergeCommand(command, deps);
   addCopyCommand(command, deps);
+  // `list` is the default: a word that names no subcommand would reach it as an argument.
+  command.hook("preSubcommand", (parent, sub) => {
+    const word = parent.args[0];
+    if (word === undefined || word.startsWith("-") || word === sub.name()) return;
+    const names = parent.commands.map((candidate) => candidate.name()).join(", ");
+    parent.error(`arbor sessions: unknown subcommand "${word}"; choose one of ${names}`, {
+      exitCode: 1,
+      code: "arbor.unknownSubcommand",
+    });
+  });
   return command;
 }

@@ -1,6 +1,7 @@
 /**
  * `arbor sessions show <id|path> [--tree]`: a session's header facts, then its current branch as readable
- * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline.
+ * text (the newest entries, `--limit`), or with `--tree` the whole tree as an outline (retried failures
+ * hidden unless `--all`).
  */
 
 import { type ResolvedSession, resolveEntryReference } from "@arbor/app-runtime";
@@ -12,6 +13,7 @@ import {
   formatTimestamp,
   treeTextLines,
   viewEntry,
+  withoutRetriedFailures,
 } from "@arbor/session-view";
 import { type Command, InvalidArgumentError as CommanderArgumentError } from "commander";
 import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
@@ -156,13 +158,21 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
     )
     .option("--full", "print long tool output, summaries and thinking whole")
     .option("--no-fold", "with --tree: print every entry (long plain spans are folded by default)")
+    .option("-a, --all", "with --tree: also print retried failures (hidden by default)")
     .action(
       runAction(
         deps,
         "show",
         async (
           reference: string,
-          options: { tree?: boolean; leaf?: string; limit?: number; full?: boolean; fold: boolean },
+          options: {
+            tree?: boolean;
+            leaf?: string;
+            limit?: number;
+            full?: boolean;
+            fold: boolean;
+            all?: boolean;
+          },
           command: Command,
         ) => {
           await withSession(deps, command, reference, { readOnly: true }, async (session, resolved) => {
@@ -170,7 +180,14 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
             const lines = sessionHeaderLines(session, resolved, treeStats(roots));
             lines.push("");
             if (options.tree === true) {
-              lines.push(...treeTextLines(session, { fold: options.fold, roots }));
+              const pruned = options.all === true ? undefined : withoutRetriedFailures(roots);
+              lines.push(...treeTextLines(session, { fold: options.fold, roots: pruned?.roots ?? roots }));
+              if (pruned !== undefined && pruned.hiddenFailures > 0) {
+                lines.push(
+                  "",
+                  `(${countOf(pruned.hiddenFailures, "retried failure")} hidden: ${countOf(pruned.hiddenEntries, "entry", "entries")}; --all shows them)`,
+                );
+              }
             } else {
               const leafId =
                 options.leaf === undefined ? session.leafId : resolveEntryReference(session, options.leaf);

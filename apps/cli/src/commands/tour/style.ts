@@ -1,7 +1,8 @@
 /**
- * The few text styles of the tour's output, as ANSI escapes — or plain text when colours are off (not a
- * terminal, or `NO_COLOR` set).
+ * The few text styles of the tour's output, as ANSI escapes — or plain text when colours are off for the
+ * output stream (not a terminal, or `NO_COLOR` set).
  */
+import { type CliIo, type CliOutput, colorEnabled } from "../../io.js";
 
 /** Functions that style a piece of text. */
 export interface Style {
@@ -15,9 +16,9 @@ export interface Style {
 
 const wrap = (open: string, close: string) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
 
-/** The styles, coloured or plain. */
-export function createStyle(color: boolean): Style {
-  if (!color) {
+/** The styles for text written to `stream`: coloured when {@link colorEnabled} allows it, else plain. */
+export function createStyle(stream: CliOutput, env: CliIo["env"]): Style {
+  if (!colorEnabled(stream, env)) {
     const plain = (text: string) => text;
     return { prompt: plain, heading: plain, dim: plain, tool: plain, mark: plain, error: plain };
   }

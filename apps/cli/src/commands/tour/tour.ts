@@ -31,7 +31,7 @@ import { createHarness, type HarnessSession } from "@arbor/harness";
 import { createSystemPromptBuilder } from "@arbor/harness/resources";
 import { formatCount, treeTextLines } from "@arbor/session-view";
 import { STORE_FACTORIES } from "../../factories.js";
-import { type CliIo, colorEnabled } from "../../io.js";
+import type { CliIo } from "../../io.js";
 import { createStyle, type Style } from "./style.js";
 import { TranscriptPrinter } from "./transcript-printer.js";
 
@@ -96,7 +96,7 @@ export function arborCommand(env: Readonly<Record<string, string | undefined>>):
  */
 export async function runTour(options: TourOptions, io: CliIo): Promise<number> {
   const started = Date.now();
-  const style = createStyle(colorEnabled(io.stdout, io.env));
+  const style = createStyle(io.stdout, io.env);
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "arbor-tour-")));
   const home = resolveArborHome(io.env);
   const storeOptions = { env: io.env, cwd: folder, home, stores: STORE_FACTORIES };
@@ -129,7 +129,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     settings: { compaction: TOUR_COMPACTION },
     onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
   });
-  const printer = new TranscriptPrinter((text) => io.stdout.write(text), style);
+  const printer = new TranscriptPrinter(io.stdout, style);
   const arbor = arborCommand(io.env);
   let resume = "";
   let compactions = 0;

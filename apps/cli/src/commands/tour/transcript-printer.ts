@@ -6,21 +6,26 @@
 import type { AssistantMessage } from "@arbor/ai-providers";
 import type { HarnessEvent } from "@arbor/harness";
 import { clipText, contentText, formatCount, toolCallLine } from "@arbor/session-view";
+import type { CliOutput } from "../../io.js";
 import type { Style } from "./style.js";
 
 /** Most result lines shown under a tool call. */
 const RESULT_LINES = 3;
 
-/** Writes a session's events as readable text (see the module comment). */
+/** Writes a session's events to a terminal (or any output stream) as readable text (see the module comment). */
 export class TranscriptPrinter {
   /** True while the cursor is in the middle of a line of streamed text. */
   private midLine = false;
   private streamedText = false;
 
   constructor(
-    private readonly write: (text: string) => void,
+    private readonly output: CliOutput,
     private readonly style: Style,
   ) {}
+
+  private write(text: string): void {
+    this.output.write(text);
+  }
 
   private endLine(): void {
     if (this.midLine) this.write("\n");

@@ -6,8 +6,7 @@
  * Enter) starts a new line. Esc and Ctrl-C are left to the app (they abort or quit). The keys are a pure
  * function of the buffer ({@link editorKey}); the app routes keys to it.
  */
-import { Box, type Key, Text } from "ink";
-import type { ReactNode } from "react";
+
 import {
   browseHistory,
   deleteBackward,
@@ -21,11 +20,11 @@ import {
   moveLine,
   moveToLineEnd,
   moveToLineStart,
-} from "../editor-buffer.js";
+  type SubmitKind,
+} from "@arbor/session-view";
+import { Box, type Key, Text } from "ink";
+import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";
-
-/** How a text was sent. */
-export type SubmitKind = "enter" | "followUp";
 
 /**
  * The next buffer after a key, or `submit` when the key sends the text. Esc and Ctrl-C are not handled here.

@@ -9,42 +9,10 @@
  * one key is never handled twice by two listeners.
  */
 
-import { clipText } from "@arbor/session-view";
-import { Box, type Key, Text } from "ink";
+import { clipText, type Picker, type PickerItem } from "@arbor/session-view";
+import { Box, type Key, Text, useStdout } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";
-
-/** One row of a picker. */
-export interface PickerItem {
-  /** Unique within the picker; what `onSelect` receives. */
-  readonly key: string;
-  /** The row's text, or a function computing it (called only for rows on screen, or when filtering). */
-  readonly label: string | (() => string);
-  /** A short note after the label. */
-  readonly detail?: string;
-  /** Marks the current choice (e.g. the model in use). */
-  readonly current?: boolean;
-}
-
-/** What a picker shows and does. */
-export interface Picker {
-  readonly title: string;
-  readonly items: readonly PickerItem[];
-  /** The row selected at first. */
-  readonly initialIndex?: number;
-  /** Typing narrows the list to rows whose label contains what was typed. */
-  readonly filterable?: boolean;
-  /** A line of help under the list. */
-  readonly hint?: string;
-  /** Shown instead of the list when it is empty. */
-  readonly emptyText?: string;
-  /**
-   * Called with the chosen row's key, after the picker is closed (it may open another one).
-   *
-   * Contract: should not throw; failures are the picker owner's to report.
-   */
-  onSelect(key: string): void;
-}
 
 /** Where a picker is: what was typed, the rows that match it, the selected row. */
 export interface PickerState {
@@ -53,11 +21,39 @@ export interface PickerState {
   readonly selected: number;
 }
 
-/** Rows shown at once. */
+/** Rows shown at once when the terminal's height is unknown. */
 export const PICKER_ROWS = 12;
 
-function labelOf(item: PickerItem): string {
-  return typeof item.label === "string" ? item.label : item.label();
+/** Lines around a picker's rows: its border, title, filter, "more" lines and hint, the footer. */
+const PICKER_CHROME_LINES = 9;
+
+/** Columns taken by the border, padding and markers of a row. */
+const PICKER_CHROME_COLUMNS = 7;
+
+/**
+ * How many rows a picker shows and how wide they are in a terminal of `rows` × `columns` (each undefined
+ * when unknown: {@link PICKER_ROWS} rows of 92 columns).
+ *
+ * Contract: pure; at least 5 rows of 20 columns.
+ */
+export function pickerSize(
+  rows: number | undefined,
+  columns: number | undefined,
+): { rows: number; width: number } {
+  return {
+    rows: rows === undefined || rows <= 0 ? PICKER_ROWS : Math.max(5, rows - PICKER_CHROME_LINES),
+    width: columns === undefined || columns <= 0 ? 92 : Math.max(20, columns - PICKER_CHROME_COLUMNS),
+  };
+}
+
+/** The picker's size in the terminal ink draws to. */
+export function usePickerSize(): { rows: number; width: number } {
+  const { stdout } = useStdout();
+  return pickerSize(stdout.rows, stdout.columns);
+}
+
+function labelOf(item: PickerItem, width?: number): string {
+  return typeof item.label === "string" ? item.label : item.label(width);
 }
 
 /** The state a picker opens in. */
@@ -77,15 +73,23 @@ function filtered(picker: Picker, filter: string): readonly PickerItem[] {
 /** What a key did to a picker. */
 export type PickerKeyResult =
   | { kind: "state"; state: PickerState }
+  | { kind: "action"; run: () => void }
   | { kind: "choose"; key: string }
   | { kind: "cancel" };
 
 /**
- * The picker's answer to a key: a new state, a choice (Enter), or leaving (Esc, Ctrl-C).
+ * The picker's answer to a key: a new state, a choice (Enter), one of the picker's own `keys` (an action,
+ * on a picker that does not filter), or leaving (Esc, Ctrl-C). Page Up/Down move by `pageRows`.
  *
  * Contract: pure (labels are computed only to filter); Enter on an empty list changes nothing.
  */
-export function pickerKey(picker: Picker, state: PickerState, input: string, key: Key): PickerKeyResult {
+export function pickerKey(
+  picker: Picker,
+  state: PickerState,
+  input: string,
+  key: Key,
+  pageRows: number = PICKER_ROWS,
+): PickerKeyResult {
   if (key.escape || (key.ctrl && input === "c")) return { kind: "cancel" };
   const { visible, selected } = state;
   if (key.return) {
@@ -98,11 +102,14 @@ export function pickerKey(picker: Picker, state: PickerState, input: string, key
   });
   if (key.upArrow) return move(selected - 1);
   if (key.downArrow) return move(selected + 1);
-  if (key.pageUp) return move(selected - PICKER_ROWS);
-  if (key.pageDown) return move(selected + PICKER_ROWS);
+  if (key.pageUp) return move(selected - pageRows);
+  if (key.pageDown) return move(selected + pageRows);
   if (key.home) return move(0);
   if (key.end) return move(visible.length - 1);
-  if (picker.filterable !== true) return { kind: "state", state };
+  if (picker.filterable !== true) {
+    const action = key.ctrl || key.meta ? undefined : picker.keys?.[input];
+    return action === undefined ? { kind: "state", state } : { kind: "action", run: action };
+  }
   let filter = state.filter;
   if (key.backspace || key.delete) filter = filter.slice(0, -1);
   else if (input !== "" && !key.ctrl && !key.meta && !key.tab) filter += input;
@@ -113,15 +120,17 @@ export function pickerKey(picker: Picker, state: PickerState, input: string, key
 /**
  * Renders a picker in its state.
  *
- * Contract: renders at most {@link PICKER_ROWS} rows; labels of other rows are not computed.
+ * Contract: renders at most as many rows as the terminal has room for ({@link pickerSize}), as wide as it
+ * is; labels of other rows are not computed.
  */
-export function PickerView(props: { picker: Picker; state: PickerState; width?: number }): ReactNode {
+export function PickerView(props: { picker: Picker; state: PickerState }): ReactNode {
   const { picker, state } = props;
   const theme = useTheme();
   const { visible, selected } = state;
-  const first = Math.max(0, Math.min(selected - Math.floor(PICKER_ROWS / 2), visible.length - PICKER_ROWS));
-  const rows = visible.slice(first, first + PICKER_ROWS);
-  const width = props.width ?? 92;
+  const size = usePickerSize();
+  const first = Math.max(0, Math.min(selected - Math.floor(size.rows / 2), visible.length - size.rows));
+  const rows = visible.slice(first, first + size.rows);
+  const width = size.width;
   const muted = theme.colorOf("muted");
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.colorOf("accent")} paddingX={1}>
@@ -135,7 +144,7 @@ export function PickerView(props: { picker: Picker; state: PickerState; width?: 
       {rows.length === 0 ? <Text color={muted}>{picker.emptyText ?? "(nothing to choose)"}</Text> : null}
       {rows.map((item, offset) => {
         const chosen = first + offset === selected;
-        const text = clipText(`${labelOf(item)}${item.detail ? `  ${item.detail}` : ""}`, width);
+        const text = clipText(`${labelOf(item, width)}${item.detail ? `  ${item.detail}` : ""}`, width);
         return (
           <Text
             key={item.key}

@@ -10,6 +10,7 @@ import {
   clipText,
   formatTokens,
   type HeadLines,
+  type NoticeLevel,
   type SessionViewModel,
   type TranscriptItem,
 } from "@arbor/session-view";
@@ -147,13 +148,8 @@ export function TranscriptItemView(props: { item: TranscriptItem }): ReactNode {
         </Box>
       );
     case "notice": {
-      const mark = item.level === "error" ? "✗ " : item.level === "warning" ? "! " : "· ";
-      const color =
-        item.level === "error"
-          ? theme.colorOf("error")
-          : item.level === "warning"
-            ? theme.colorOf("warning")
-            : theme.colorOf("muted");
+      const mark = NOTICE_MARKS[item.level];
+      const color = theme.colorOf(item.level === "info" ? "muted" : item.level);
       // Continuation lines line up under the first line's text.
       return <Text color={color}>{`${mark}${item.text.replaceAll("\n", "\n  ")}`}</Text>;
     }
@@ -194,6 +190,13 @@ function marginOf(item: TranscriptItem): number {
   if (item.kind === "notice") return item.level === "info" || item.text.includes("\n") ? 1 : 0;
   return 1;
 }
+
+const NOTICE_MARKS: Readonly<Record<NoticeLevel, string>> = {
+  info: "· ",
+  success: "✓ ",
+  warning: "! ",
+  error: "✗ ",
+};
 
 /**
  * The printed part of the transcript, from the store's static slice.

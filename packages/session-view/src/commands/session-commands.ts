@@ -2,40 +2,57 @@
  * The slash commands that move around sessions and their trees: /tree, /fork, /resume, /new, and those that
  * describe or mark the session: /session, /export, /label, /name.
  */
-import type { SessionSummary } from "@arbor/session-store";
-import { errorText, formatCost, formatTokens, treeRows } from "@arbor/session-view";
-import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+import type { SessionEntry, SessionSummary } from "@arbor/session-store";
+import { errorText, formatCost, formatTokens } from "../format.js";
+import { contentText } from "../message-text.js";
+import { withoutRetriedFailures } from "../retried-failures.js";
+import { treeRows } from "../tree-rows.js";
+import { type CommandHost, CommandUsageError, type SlashCommandSpec } from "./command-types.js";
 
 function shortId(id: string): string {
   return id.slice(0, 8);
 }
 
-/** Moves the session to an entry, after asking whether to summarize the branch being left. */
-function chooseSummary(host: CommandHost, entryId: string): void {
+/**
+ * Moves the session to an entry, after asking whether to summarize the branch being left; `editText` goes
+ * into the editor once moved (a prompt chosen in /tree, to edit and send again from its parent).
+ */
+function chooseSummary(host: CommandHost, entryId: string | null, editText?: string): void {
+  const where = entryId === null ? "the start" : shortId(entryId);
   host.openPicker({
-    title: `Move to ${shortId(entryId)}: summarize the branch you leave?`,
+    title: `Move to ${where}: summarize the branch you leave?`,
     items: [
       { key: "summarize", label: "Summarize the branch being left (a branch_summary entry)" },
       { key: "plain", label: "Move without a summary" },
     ],
     onSelect: (key) => {
-      void navigate(host, entryId, key === "summarize");
+      void navigate(host, entryId, key === "summarize", editText);
     },
   });
 }
 
-async function navigate(host: CommandHost, entryId: string, summarize: boolean): Promise<void> {
+async function navigate(
+  host: CommandHost,
+  entryId: string | null,
+  summarize: boolean,
+  editText: string | undefined,
+): Promise<void> {
   const session = host.session();
+  const where = entryId === null ? "the start" : shortId(entryId);
   try {
     const operation = session.navigateTree(entryId, { summarize });
     host.store.expectMove();
     host.store.refresh();
     const result = await operation;
     if (result.kind === "moved") {
-      host.store.showMove(
-        session,
-        `moved to ${shortId(entryId)}${result.summaryEntryId ? " (branch summarized)" : ""}`,
-      );
+      host.store.showMove(session, `moved to ${where}${result.summaryEntryId ? " (branch summarized)" : ""}`);
+      if (editText !== undefined) {
+        host.setEditorText(editText);
+        host.store.notice(
+          "info",
+          "the prompt is back in the editor: edit it and press Enter to send it again",
+        );
+      }
     } else {
       host.store.cancelMove();
       host.store.notice("warning", result.kind === "aborted" ? "move aborted" : "move cancelled by a hook");
@@ -49,36 +66,68 @@ async function navigate(host: CommandHost, entryId: string, summarize: boolean):
 }
 
 async function fork(host: CommandHost, entryId: string): Promise<void> {
+  const from = host.session().id;
   const forked = await host.session().fork(entryId, "at");
   await host.runtime.switchTo(forked);
   host.showSession(`forked at ${shortId(entryId)} into session ${shortId(forked.id)}`);
+  host.store.notice(
+    "success",
+    `forked session ${shortId(from)} into ${shortId(forked.id)} at entry ${shortId(entryId)}; you are in the fork now (/resume ${shortId(from)} goes back)`,
+  );
 }
 
-/** `/tree`: pick any entry of the session tree, then move there (summarizing the branch left or not). */
+/** The text of a user message entry, or undefined for any other entry. */
+function userPromptOf(entry: SessionEntry | undefined): string | undefined {
+  if (entry?.type !== "message") return undefined;
+  const message = entry.message as { role?: string; content?: unknown };
+  return message.role === "user" ? contentText(message.content) : undefined;
+}
+
+/** Opens the tree picker; retried failures are hidden unless `showAll` (the `h` key toggles). */
+function openTree(host: CommandHost, showAll: boolean): void {
+  const session = host.session();
+  const tree = session.session.getTree();
+  const pruned = showAll ? undefined : withoutRetriedFailures(tree);
+  const { items, leafIndex } = treeRows(session.session, pruned?.roots ?? tree);
+  if (items.length === 0) {
+    host.store.notice("info", "the session has no entries yet");
+    return;
+  }
+  const hidden = pruned?.hiddenFailures ?? 0;
+  const toggle = showAll
+    ? " · h hide retried failures"
+    : hidden > 0
+      ? ` · h show ${hidden} retried failure${hidden === 1 ? "" : "s"}`
+      : "";
+  host.openPicker({
+    title: "Session tree — choose the entry to continue from (a prompt: edit and resend it)",
+    items,
+    initialIndex: leafIndex,
+    hint: `↑↓ move · PgUp/PgDn · Enter choose · Esc cancel · • current leaf${toggle}`,
+    keys: { h: () => openTree(host, !showAll) },
+    onSelect: (entryId) => {
+      if (entryId === session.state.leafId) {
+        host.store.notice("info", "already there: that entry is the current leaf");
+        return;
+      }
+      const entry = session.session.getEntry(entryId);
+      const prompt = userPromptOf(entry);
+      if (prompt === undefined) chooseSummary(host, entryId);
+      else chooseSummary(host, entry?.parentId ?? null, prompt);
+    },
+  });
+}
+
+/**
+ * `/tree`: pick any entry of the session tree, then move there (summarizing the branch left or not); a
+ * prompt moves to its parent and comes back into the editor, so the next prompt replaces it.
+ */
 export const treeCommand: SlashCommandSpec = {
   name: "tree",
-  description: "pick an entry of the session tree and continue from there",
+  description: "pick an entry of the session tree and continue from there (a prompt: edit and resend it)",
   needsIdle: true,
   run(_argumentText, host) {
-    const session = host.session();
-    const { items, leafIndex } = treeRows(session.session);
-    if (items.length === 0) {
-      host.store.notice("info", "the session has no entries yet");
-      return;
-    }
-    host.openPicker({
-      title: "Session tree — choose the entry to continue from",
-      items,
-      initialIndex: leafIndex,
-      hint: "↑↓ move · PgUp/PgDn · Enter choose · Esc cancel · • marks the current leaf",
-      onSelect: (entryId) => {
-        if (entryId === session.state.leafId) {
-          host.store.notice("info", "already there: that entry is the current leaf");
-          return;
-        }
-        chooseSummary(host, entryId);
-      },
-    });
+    openTree(host, false);
   },
 };
 
@@ -112,15 +161,18 @@ export const forkCommand: SlashCommandSpec = {
 };
 
 function sessionLabel(summary: SessionSummary, currentId: string): string {
-  const name = summary.name ?? "(unnamed)";
+  const name = summary.name ?? summary.firstMessage?.replace(/\s+/g, " ").trim() ?? "(no prompt yet)";
   const when = summary.updatedAt.replace("T", " ").slice(0, 16);
   return `${shortId(summary.id)}  ${when}  ${name}  · ${summary.messageCount} messages${summary.id === currentId ? " (current)" : ""}`;
 }
 
 async function open(host: CommandHost, reference: string): Promise<void> {
   const session = await host.runtime.openSession(reference);
-  host.showSession(
-    `resumed session ${shortId(session.id)}${session.state.name ? ` "${session.state.name}"` : ""}`,
+  const title = `${shortId(session.id)}${session.state.name ? ` "${session.state.name}"` : ""}`;
+  host.showSession(`resumed session ${title}`);
+  host.store.notice(
+    "success",
+    `resumed session ${title}: ${session.session.entryCount} entries, ${session.state.messages.length} messages in context`,
   );
 }
 
@@ -159,11 +211,12 @@ export const resumeCommand: SlashCommandSpec = {
 /** `/new`: start a new session. */
 export const newCommand: SlashCommandSpec = {
   name: "new",
-  description: "start a new session",
+  description: "start a new session (also /clear)",
   needsIdle: true,
   async run(_argumentText, host) {
     const session = await host.runtime.newSession();
     host.showSession(`new session ${shortId(session.id)}`);
+    host.store.notice("success", `new session ${shortId(session.id)}`);
   },
 };
 
@@ -198,7 +251,13 @@ export const sessionCommand: SlashCommandSpec = {
 const EXPORT_FORMATS = ["html", "md", "jsonl"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** Reads `/export` arguments: `[html|md|jsonl] [file]`; a file's extension chooses the format when none is given. */
+/**
+ * Reads `/export` arguments: `[html|md|jsonl] [file]`; without a format, the file's extension (`.html`,
+ * `.htm`, `.md`, `.markdown`, `.jsonl`) chooses it.
+ *
+ * Contract: throws a {@link CommandUsageError} listing the formats when the format is neither given nor
+ * known from the file's extension (`/export pdf`, `/export notes.txt`): nothing is written then.
+ */
 export function exportArguments(argumentText: string): { format: ExportFormat; file: string | undefined } {
   const words = argumentText.split(/\s+/).filter((word) => word !== "");
   let format: ExportFormat | undefined;
@@ -208,6 +267,11 @@ export function exportArguments(argumentText: string): { format: ExportFormat; f
   const file = words.length > 0 ? words.join(" ") : undefined;
   if (format === undefined && file !== undefined) {
     const extension = /\.(html?|md|markdown|jsonl)$/i.exec(file)?.[1]?.toLowerCase();
+    if (extension === undefined) {
+      throw new CommandUsageError(
+        `unknown export format "${file}": choose ${EXPORT_FORMATS.join(", ")} (e.g. /export md notes.md), or a file ending in .html, .md or .jsonl`,
+      );
+    }
     format = extension === "md" || extension === "markdown" ? "md" : extension === "jsonl" ? "jsonl" : "html";
   }
   return { format: format ?? "html", file };

@@ -1,5 +1,5 @@
 /**
- * The diff of two branches as `arbor sessions diff` shows it: `diffBranches` of `@arbor/session-store`
+ * The diff of two branches as a front end shows it (`arbor sessions diff`): `diffBranches` of `@arbor/session-store`
  * (where the branches diverge, matched by id or by content) with one-line previews of the entries and the
  * files each side's tool calls read and changed.
  */
@@ -11,10 +11,7 @@ import {
   type SessionEntryRef,
   type SessionMessage,
 } from "@arbor/session-store";
-import { previewView, viewEntry } from "@arbor/session-view";
-
-/** One side of a diff: a session and the leaf of the branch to compare. */
-export type DiffSide = BranchDiffSide;
+import { previewView, viewEntry } from "./entry-view.js";
 
 /** An entry as a diff lists it. */
 export interface DiffItem {
@@ -40,7 +37,7 @@ export interface DiffSideResult {
   items: DiffItem[];
 }
 
-/** The result of {@link diffBranches}: the store's diff with previews and file lists. */
+/** The result of {@link branchDiffView}: the store's diff with previews and file lists. */
 export interface BranchDiff {
   sameSession: boolean;
   /**
@@ -84,7 +81,7 @@ function sideResult(side: BranchDiffSideResult): DiffSideResult {
  * Contract: O(length of the two branches); within one session parses only the entries after the
  * divergence; throws the session's `SessionEntryNotFoundError` for an unknown leaf.
  */
-export function diffBranches(a: DiffSide, b: DiffSide): BranchDiff {
+export function branchDiffView(a: BranchDiffSide, b: BranchDiffSide): BranchDiff {
   const diff = diffSessionBranches(a, b);
   const ancestor = diff.commonAncestor;
   return {

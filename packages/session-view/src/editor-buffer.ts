@@ -15,7 +15,17 @@ export interface EditorBuffer {
   readonly historyIndex: number | undefined;
   /** The text being edited when history browsing started (restored when browsing past the newest entry). */
   readonly draft: string;
+  /** Large pastes shown as `[paste #n +L lines]` markers: paste n is `pastes[n - 1]` ({@link expandPastes}). */
+  readonly pastes?: readonly string[];
 }
+
+/** A paste of more lines than this (or more characters than {@link PASTE_COLLAPSE_CHARS}) collapses. */
+export const PASTE_COLLAPSE_LINES = 10;
+
+/** A paste of more characters than this collapses to a marker. */
+export const PASTE_COLLAPSE_CHARS = 1_000;
+
+const PASTE_MARKER = /\[paste #(\d+) \+\d+ lines\]/g;
 
 /** Entries kept in the history. */
 export const HISTORY_LIMIT = 200;
@@ -31,7 +41,8 @@ function withText(buffer: EditorBuffer, text: string, cursor: number): EditorBuf
 
 /**
  * Inserts typed or pasted text at the cursor. Carriage returns become newlines; other control characters
- * (except tab) are dropped.
+ * (except tab) are dropped. A large paste (over {@link PASTE_COLLAPSE_LINES} lines or
+ * {@link PASTE_COLLAPSE_CHARS} characters) is kept aside and shown as a marker, `[paste #1 +42 lines]`.
  *
  * Contract: pure.
  */
@@ -39,8 +50,27 @@ export function insertText(buffer: EditorBuffer, input: string): EditorBuffer {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   const clean = input.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
   if (clean === "") return buffer;
-  const text = buffer.text.slice(0, buffer.cursor) + clean + buffer.text.slice(buffer.cursor);
-  return withText(buffer, text, buffer.cursor + clean.length);
+  const lines = clean.split("\n").length;
+  let inserted = clean;
+  let pastes = buffer.pastes;
+  if (lines > PASTE_COLLAPSE_LINES || clean.length > PASTE_COLLAPSE_CHARS) {
+    pastes = [...(pastes ?? []), clean];
+    inserted = `[paste #${pastes.length} +${lines} lines]`;
+  }
+  const text = buffer.text.slice(0, buffer.cursor) + inserted + buffer.text.slice(buffer.cursor);
+  return { ...withText(buffer, text, buffer.cursor + inserted.length), ...(pastes ? { pastes } : {}) };
+}
+
+/**
+ * The buffer's text with each paste marker replaced by what was pasted (what is sent); a marker the
+ * buffer holds no paste for stays as typed.
+ *
+ * Contract: pure.
+ */
+export function expandPastes(buffer: EditorBuffer): string {
+  const pastes = buffer.pastes;
+  if (pastes === undefined || pastes.length === 0) return buffer.text;
+  return buffer.text.replace(PASTE_MARKER, (marker, number: string) => pastes[Number(number) - 1] ?? marker);
 }
 
 /** Deletes the character before the cursor. */

@@ -6,13 +6,13 @@
  * session opens them, leaving them out of the context) and reported.
  */
 
-import { ArborUserError } from "@arbor/app-runtime";
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import {
   migrateSessionLines,
   validateSessionEntry,
   validateSessionHeader,
 } from "@arbor/session-store/backend";
+import { ArborUserError } from "../errors.js";
 
 /** A session file read for import. */
 export interface ImportedFile {

@@ -2,7 +2,7 @@
  * The slash commands that change how the model runs: /model, /thinking, /compact.
  */
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
-import { errorText, formatTokens } from "@arbor/session-view";
+import { errorText, formatTokens } from "../format.js";
 import type { CommandHost, SlashCommandSpec } from "./command-types.js";
 
 function referenceOf(model: Model): string {
@@ -107,7 +107,11 @@ export const compactCommand: SlashCommandSpec = {
   run(argumentText, host) {
     const operation = host.session().compact(argumentText === "" ? undefined : argumentText);
     host.store.refresh();
-    // The outcome is shown from the compaction_end event; only a failure to start is reported here.
-    operation.catch((error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`));
+    // The outcome is shown from the compaction_end event, which comes before the session reloads its
+    // context: the footer's context figure is read again once the operation is done.
+    operation.then(
+      () => host.store.refresh(),
+      (error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`),
+    );
   },
 };

@@ -4,8 +4,9 @@
  * which expands them; anything else gets a notice with the nearest command.
  */
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
-import { errorText } from "@arbor/session-view";
-import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+import { errorText } from "../format.js";
+import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
+import { costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
 import {
   exportCommand,
@@ -17,15 +18,6 @@ import {
   sessionCommand,
   treeCommand,
 } from "./session-commands.js";
-
-/** The keys of the interactive mode, for /help. */
-export const KEY_HELP: readonly string[] = [
-  "Enter          send (while the agent runs: steer it — injected before its next model call)",
-  "Alt+Enter      queue a follow-up (sent when the agent would stop)",
-  "Esc / Ctrl-C   stop the run; Ctrl-C twice while idle quits (with text in the editor, Ctrl-C clears it)",
-  "↑ / ↓          history (on the first / last line); Ctrl-J or \\ then Enter: new line",
-  "Tab            complete a slash command",
-];
 
 const helpCommand: SlashCommandSpec = {
   name: "help",
@@ -72,11 +64,13 @@ export const SLASH_COMMANDS: readonly SlashCommandSpec[] = [
   thinkingCommand,
   exportCommand,
   sessionCommand,
+  costCommand,
+  hotkeysCommand,
   helpCommand,
   quitCommand,
 ];
 
-const ALIASES: Readonly<Record<string, string>> = { exit: "quit", q: "quit", "?": "help" };
+const ALIASES: Readonly<Record<string, string>> = { exit: "quit", q: "quit", "?": "help", clear: "new" };
 
 function usageOf(command: SlashCommandSpec): string {
   return `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
@@ -206,4 +200,38 @@ export function completeCommand(
   let prefix = matches[0]!;
   for (const candidate of matches) while (!candidate.startsWith(prefix)) prefix = prefix.slice(0, -1);
   return { text: `/${prefix}`, matches };
+}
+
+/**
+ * The command menu (typing `/` in an empty editor): every command, skill and prompt template with what it
+ * does; choosing one puts `/name ` into the editor.
+ *
+ * Contract: pure over the session's resources; the picker filters as the user types.
+ */
+export function commandMenu(host: Pick<CommandHost, "session" | "setEditorText">): Picker {
+  const { skills, promptTemplates } = host.session().resources;
+  const items = [
+    ...SLASH_COMMANDS.map((command) => ({
+      key: command.name,
+      label: usageOf(command),
+      detail: command.description,
+    })),
+    ...skills.map((skill) => ({
+      key: `${SKILL_COMMAND_PREFIX}${skill.name}`,
+      label: `/${SKILL_COMMAND_PREFIX}${skill.name}`,
+      detail: "skill",
+    })),
+    ...promptTemplates.map((template) => ({
+      key: template.name,
+      label: `/${template.name}`,
+      detail: "prompt template",
+    })),
+  ];
+  return {
+    title: "Commands",
+    items,
+    filterable: true,
+    hint: "type to filter · ↑↓ move · Enter choose · Esc keep typing",
+    onSelect: (name) => host.setEditorText(`/${name} `),
+  };
 }

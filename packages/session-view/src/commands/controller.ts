@@ -1,0 +1,288 @@
+/**
+ * What the user's actions do, outside any UI framework: sending a text (a prompt when idle, a steering message while
+ * the agent runs, a follow-up with Alt+Enter), slash commands, interrupting, quitting, switching sessions.
+ * A front end calls it; it calls the harness session and the app runtime, and reports through the view model.
+ */
+
+import type { ImageContent } from "@arbor/ai-providers";
+import type { BashExecutionInput, HarnessSession } from "@arbor/harness";
+import { errorText } from "../format.js";
+import type { SessionViewModel } from "../session-view-model.js";
+import { itemsOfMessage } from "../transcript-items.js";
+import type { CommandHost, CommandRuntime, Picker } from "./command-types.js";
+import { completeCommand, parseCommandLine, runSlashCommand } from "./slash-commands.js";
+
+/** How a text was sent: Enter (a prompt, or steering while the agent runs) or Alt+Enter (a follow-up). */
+export type SubmitKind = "enter" | "followUp";
+
+/** What the controller asks of the UI. */
+export interface ControllerUi {
+  /**
+   * Opens a picker.
+   *
+   * Contract: replaces a picker that is open.
+   */
+  openPicker(picker: Picker): void;
+  /**
+   * Puts text into the editor.
+   *
+   * Contract: the cursor goes to the end of the text.
+   */
+  setEditorText(text: string): void;
+  /**
+   * Ends the interactive mode.
+   *
+   * Contract: called once, when the session is idle; unmounts the app.
+   */
+  exit(): void;
+}
+
+/** `@path` mentions (`createFileMentions` of `@arbor/app-runtime` is one). */
+export interface MentionSupport {
+  /**
+   * Completes the `@path` a text ends with.
+   *
+   * Contract: synchronous; undefined when there is nothing to complete.
+   */
+  complete(text: string): { text: string; matches: string[] } | undefined;
+  /**
+   * The prompt with the files it mentions attached (text appended, images as image blocks).
+   *
+   * Contract: never rejects; mentions of no file are listed in `missing` and stay text.
+   */
+  attach(
+    text: string,
+    signal?: AbortSignal,
+  ): Promise<{
+    text: string;
+    images: ImageContent[];
+    attached: string[];
+    missing: { path: string; reason: string }[];
+  }>;
+}
+
+/** What the controller can do besides prompts and commands, when the front end provides it. */
+export interface ControllerOptions {
+  /**
+   * Runs a shell command (`!command`, `!!command`) in the working directory (`runUserShellCommand` of
+   * `@arbor/app-runtime`).
+   *
+   * Contract: never rejects; a command stopped through `signal` resolves with `cancelled: true`.
+   */
+  shell?: (command: string, signal: AbortSignal) => Promise<BashExecutionInput>;
+  /** `@path` mentions: completion on Tab and attachment when a prompt is sent. */
+  mentions?: MentionSupport;
+}
+
+/** `!command` (added to the context) or `!!command` (recorded, not sent to the model). */
+const SHELL_INPUT = /^!(!?)\s*(\S[\s\S]*)$/;
+
+/** The actions of the interactive mode. */
+export class InteractiveController implements CommandHost {
+  private quitting = false;
+  private readonly pending = new Set<Promise<unknown>>();
+  /** Stops the `!command` running, if one is. */
+  private shellAbort: AbortController | undefined;
+
+  constructor(
+    readonly runtime: CommandRuntime,
+    readonly store: SessionViewModel,
+    private readonly ui: ControllerUi,
+    private readonly options: ControllerOptions = {},
+  ) {}
+
+  /** The current session. */
+  session(): HarnessSession {
+    return this.runtime.session;
+  }
+
+  openPicker(picker: Picker): void {
+    this.ui.openPicker(picker);
+  }
+
+  setEditorText(text: string): void {
+    this.ui.setEditorText(text);
+  }
+
+  /** Shows `runtime.session` (after `/new`, `/resume`, `/fork`). */
+  showSession(separator: string): void {
+    this.store.attach(this.runtime.session, { separator });
+  }
+
+  /**
+   * Starts a prompt (with the files it mentions attached, when mentions are supported); its failure to
+   * start (or an unexpected rejection) becomes an error notice.
+   */
+  prompt(text: string): void {
+    const mentions = this.options.mentions;
+    if (mentions === undefined || !/(^|\s)@\S/.test(text)) {
+      const run = this.session().prompt(text);
+      this.store.refresh();
+      this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
+      return;
+    }
+    this.track(
+      (async () => {
+        const attached = await mentions.attach(text);
+        for (const { path, reason } of attached.missing) this.store.notice("warning", `@${path}: ${reason}`);
+        if (attached.attached.length > 0) {
+          this.store.notice("info", `attached ${attached.attached.map((path) => `@${path}`).join(", ")}`);
+        }
+        const run = this.session().prompt(attached.text, { images: attached.images });
+        this.store.refresh();
+        await run;
+      })(),
+    );
+  }
+
+  /** Runs `!command` / `!!command`: its output is shown and recorded (`!!`: not sent to the model). */
+  private async runShell(command: string, excludeFromContext: boolean, text: string): Promise<void> {
+    const shell = this.options.shell;
+    const session = this.session();
+    if (shell === undefined) {
+      this.store.notice("error", "shell commands (!command) are not available here");
+      return;
+    }
+    if (session.isBusy || this.shellAbort !== undefined) {
+      this.store.notice("warning", "!command waits for the agent: press Esc to stop the run, or wait for it");
+      this.setEditorText(text);
+      return;
+    }
+    const abort = new AbortController();
+    this.shellAbort = abort;
+    this.store.setHint(`running ${command} … (Esc stops it)`);
+    let result: BashExecutionInput;
+    try {
+      result = await shell(command, abort.signal);
+    } finally {
+      this.shellAbort = undefined;
+      this.store.setHint(undefined);
+    }
+    const message = await session.appendBashExecution({ ...result, excludeFromContext });
+    for (const item of itemsOfMessage(message, new Map())) this.store.append(item);
+    if (result.cancelled === true) this.store.notice("warning", "the command was stopped");
+    if (excludeFromContext) this.store.notice("info", "not added to the context (!!)");
+    this.store.refresh();
+  }
+
+  /**
+   * Sends what the user typed: a slash command runs; otherwise the text is a prompt when the agent is idle,
+   * and while it runs a steering message (Enter) or a follow-up (Alt+Enter).
+   *
+   * Contract: never throws; returns false when nothing was sent (an empty text), so the editor keeps it.
+   */
+  submit(text: string, kind: SubmitKind): boolean {
+    if (text.trim() === "") return false;
+    if (parseCommandLine(text) !== undefined) {
+      this.track(runSlashCommand(text, this));
+      return true;
+    }
+    const shell = SHELL_INPUT.exec(text.trim());
+    if (shell !== null) {
+      this.track(this.runShell(shell[2]!.trim(), shell[1] === "!", text));
+      return true;
+    }
+    const session = this.session();
+    try {
+      if (!session.isBusy) {
+        this.prompt(text);
+      } else if (kind === "followUp") {
+        session.followUp(text);
+        this.store.queued(text, "follow-up");
+      } else {
+        session.steer(text);
+        this.store.queued(text, "steer");
+      }
+    } catch (error) {
+      this.store.notice("error", errorText(error));
+    }
+    return true;
+  }
+
+  /** Completes a slash command or an `@path` mention on Tab (a list of matches goes to the hint line). */
+  complete(text: string): string | undefined {
+    const command = completeCommand(text, this);
+    if (command !== undefined) {
+      this.store.setHint(
+        command.matches.length > 1 ? command.matches.map((name) => `/${name}`).join("  ") : undefined,
+      );
+      return command.text;
+    }
+    const mention = this.options.mentions?.complete(text);
+    if (mention === undefined) {
+      if (this.options.mentions !== undefined && /(^|\s)@\S*$/.test(text))
+        this.store.setHint(
+          "no file matches (the project's files may still be being listed: press Tab again)",
+        );
+      return undefined;
+    }
+    this.store.setHint(
+      mention.matches.length > 1 ? mention.matches.map((path) => `@${path}`).join("  ") : undefined,
+    );
+    return mention.text;
+  }
+
+  /** Whether the agent is running (or compacting, summarizing, waiting to retry). */
+  get busy(): boolean {
+    return this.session().isBusy;
+  }
+
+  /**
+   * Stops what is in flight (the run, a compaction, a branch summary, a retry wait).
+   *
+   * Contract: returns false (and does nothing) when idle.
+   */
+  interrupt(): boolean {
+    if (this.shellAbort !== undefined) {
+      this.shellAbort.abort();
+      return true;
+    }
+    const session = this.session();
+    if (!session.isBusy) return false;
+    // A reply cut off mid-stream says "aborted" itself; a stop between steps (a tool, a retry wait) does not.
+    let replyAborted = false;
+    const stop = session.subscribe((event) => {
+      if (event.type === "message_end" && (event.message as { stopReason?: string }).stopReason === "aborted")
+        replyAborted = true;
+      if (event.type === "compaction_end" && event.outcome.kind === "aborted") replyAborted = true;
+    });
+    session.abort();
+    this.store.setHint("stopping…");
+    this.track(
+      session.waitForIdle().then(() => {
+        stop();
+        this.store.setHint(undefined);
+        if (!replyAborted) this.store.notice("warning", "aborted");
+      }),
+    );
+    return true;
+  }
+
+  /**
+   * Leaves: stops a run in flight, waits until the session is idle and what commands started has finished,
+   * stops listening, and exits the UI.
+   *
+   * Contract: calling it again while it runs does nothing.
+   */
+  async quit(): Promise<void> {
+    if (this.quitting) return;
+    this.quitting = true;
+    const session = this.session();
+    if (session.isBusy) session.abort();
+    await session.waitForIdle();
+    await Promise.allSettled([...this.pending]);
+    this.store.detach();
+    this.ui.exit();
+  }
+
+  /** Waits for what the controller started (commands, prompts). For tests and quitting. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.catch((error: unknown) => this.store.notice("error", errorText(error)));
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+}
