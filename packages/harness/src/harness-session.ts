@@ -518,9 +518,10 @@ export class HarnessSession {
     this.assertOpen("appendBashExecution");
     if (this.operation) throw new HarnessBusyError("!command", this.operation.name, this.phase);
     const message = bashExecutionMessage(input, this.runtime.now().getTime());
+    this.stageStartWrites();
     this.writer.track([this.currentSession.appendMessage(message)]);
     await this.writer.save("operation");
-    this.reloadTranscript();
+    this.context.reloadTranscript();
     return message;
   }
 
