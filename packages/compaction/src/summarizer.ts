@@ -103,6 +103,12 @@ export interface SummarizeInput {
    * fallback summarizes the rest. 0 or absent: no limit.
    */
   timeoutMs?: number;
+  /**
+   * Most calls this summary may make (overflow retries included). History older than what that many
+   * calls can carry is condensed first by the deterministic digest, which the calls then update; absent:
+   * no cap.
+   */
+  maxCalls?: number;
 }
 
 /** What {@link summarize} produced. */
@@ -121,6 +127,8 @@ export interface SummarizeOutcome {
    * to it: `text` never exceeds `maxOutputTokens × 4` characters.
    */
   outputTruncated?: boolean;
+  /** Oldest messages condensed by the deterministic digest because of `maxCalls` (absent: none). */
+  digestedMessages?: number;
 }
 
 /** Whether a signal has fired (a function, so that TypeScript does not narrow `aborted` across awaits). */
@@ -154,10 +162,12 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
   }
   const usage = emptyUsage();
   let outputTruncated = false;
+  let digestedMessages = 0;
   const outcome = (text: string, calls: number, fallback?: SummaryFallback): SummarizeOutcome => {
     const result: SummarizeOutcome = { aborted: false, text, calls, usage };
     if (fallback !== undefined) result.fallback = fallback;
     if (outputTruncated) result.outputTruncated = true;
+    if (digestedMessages > 0) result.digestedMessages = digestedMessages;
     return result;
   };
   if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
@@ -177,6 +187,27 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
   let calls = 0;
   let next = 0;
   const inputChars = inputBudgetChars(model, input.maxOutputTokens);
+  const maxCalls = input.maxCalls ?? Number.POSITIVE_INFINITY;
+  if (Number.isFinite(maxCalls)) {
+    // The newest history that `maxCalls` calls can carry goes to the model; older history to the digest.
+    const perCall = conversationBudgetChars(
+      model,
+      input.maxOutputTokens,
+      input.kind,
+      input.customInstructions,
+    );
+    next = firstCarried(items, Math.max(1, maxCalls), Math.max(1, perCall));
+    if (next > 0) {
+      digestedMessages = itemMessage[next]!;
+      running = fallbackSummary({
+        kind: input.kind,
+        reason: `the history before the last ${maxCalls} summarizer call${maxCalls === 1 ? "" : "s"} (the call cap)`,
+        previousSummary: running,
+        messages: input.messages.slice(0, digestedMessages),
+        maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
+      });
+    }
+  }
   const useFallback = (reason: SummaryFallback["reason"], message: string): SummarizeOutcome => {
     const fallback: SummaryFallback = { reason, message };
     if (reason !== "window_too_small") fallback.call = calls;
@@ -211,7 +242,10 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     let scale = 1;
     let response: AssistantMessage | undefined;
     let taken = 0;
-    for (let attempt = 0; attempt <= OVERFLOW_RETRIES; attempt++) {
+    if (calls >= maxCalls) {
+      return useFallback("call_cap", `the cap of ${maxCalls} summarizer calls was reached`);
+    }
+    for (let attempt = 0; attempt <= OVERFLOW_RETRIES && calls < maxCalls; attempt++) {
       const budget = Math.floor(available * scale);
       const { text: conversation, count } = pack(items, next, budget);
       taken = count;
@@ -271,6 +305,26 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     next += taken;
   }
   return outcome(running ?? "", calls);
+}
+
+/**
+ * The index of the oldest item that `calls` calls of `budget` characters each carry when the newest items
+ * are packed first (an item longer than a call's budget takes a call of its own, cut to fit, as
+ * {@link pack} does); at least the last item is carried.
+ */
+function firstCarried(items: readonly string[], calls: number, budget: number): number {
+  let used = 0;
+  let chunks = 1;
+  for (let index = items.length - 1; index >= 0; index--) {
+    const cost = items[index]!.length + (used > 0 ? 2 : 0);
+    if (used > 0 && used + cost > budget) {
+      chunks++;
+      used = 0;
+      if (chunks > calls) return index + 1;
+    }
+    used += used === 0 ? Math.min(items[index]!.length, budget) : cost;
+  }
+  return 0;
 }
 
 /**
