@@ -36,6 +36,12 @@ import { validateSessionEntry } from "@arbor/session-store/backend";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
+import { loadPi, PI_VERSION } from "./pi-agent.js";
+
+/** `ARBOR_BENCH_PARTS=open,append,list` and `ARBOR_BENCH_CASES=realistic-60k,…` keep a run small. */
+const parts = process.env.ARBOR_BENCH_PARTS?.split(",");
+const onlyCases = process.env.ARBOR_BENCH_CASES?.split(",");
+const part = (name: string) => parts === undefined || parts.includes(name);
 
 const WORDS =
   "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(
@@ -294,13 +300,16 @@ async function openBench(home: string, lines: string[]): Promise<void> {
     ["60k linear", "linear-60k", linearEntries(60_000)],
     ["60k realistic (60 compactions, 60 side branches)", "realistic-60k", realisticEntries(60_000)],
   ];
+  const pi = await loadPi();
   lines.push("open to a built context (median; ratio to the floor on the same file)");
+  if ("skipped" in pi) lines.push(`  (pi agent rows skipped: ${pi.skipped})`);
   for (const [label, id, entries] of cases) {
+    if (onlyCases !== undefined && !onlyCases.includes(id)) continue;
     const path = await writeSession(store, id, entries);
-    const runs = id.endsWith("3k") ? 15 : 7;
+    const runs = Number(process.env.ARBOR_BENCH_RUNS ?? (id.endsWith("3k") ? 15 : 7));
     const reader = new JsonlSessionStore({ home, readOnly: true });
     let parsed = 0;
-    const [base, scan, open, viaSession] = (await timed(
+    const [base, scan, open, viaSession, viaPi, piBranch, arborBranch] = (await timed(
       [
         () => floor(path),
         () => reader.readSession(id),
@@ -308,9 +317,12 @@ async function openBench(home: string, lines: string[]): Promise<void> {
           parsed = walkContext((await reader.readSession(id)).entries).length;
         },
         async () => (await Session.open(reader, id)).buildContext(),
+        () => ("skipped" in pi ? 0 : pi.SessionManager.open(path, join(home, "pi")).buildSessionContext()),
+        () => ("skipped" in pi ? 0 : pi.SessionManager.open(path, join(home, "pi")).getBranch()),
+        async () => (await Session.open(reader, id)).getBranch(),
       ],
       runs,
-    )) as [Timing, Timing, Timing, Timing];
+    )) as [Timing, Timing, Timing, Timing, Timing, Timing, Timing];
     // Measured apart: its 500 MB of kept objects would bill whichever run follows it.
     const [keeping] = (await timed([() => floorKeeping(path)], runs)) as [Timing];
     const session = await Session.open(reader, id);
@@ -325,6 +337,18 @@ async function openBench(home: string, lines: string[]): Promise<void> {
       row("Session.open + buildContext (@arbor/session-store)", viaSession, base.ms),
       row("buildContext() again on the open Session", again),
     );
+    if (!("skipped" in pi)) {
+      const piSession = pi.SessionManager.open(path, join(home, "pi"));
+      const [piAgain] = (await interleaved([() => piSession.buildSessionContext()], 21, 2)) as [number];
+      lines.push(
+        row(`pi ${PI_VERSION}: SessionManager.open + buildSessionContext`, viaPi, base.ms),
+        `  ${"  → Arbor (Session.open + buildContext) vs pi".padEnd(54)} ${`${(viaPi.ms / viaSession.ms).toFixed(1)}× faster`.padStart(10)}`,
+        row(`pi ${PI_VERSION}: buildSessionContext() again`, piAgain),
+        `  ${"  → Arbor vs pi, context rebuilt on an open session".padEnd(54)} ${`${(piAgain / again).toFixed(1)}× faster`.padStart(10)}`,
+        row(`pi ${PI_VERSION}: open + getBranch()`, piBranch, base.ms),
+        row("Session.open + getBranch()", arborBranch, base.ms),
+      );
+    }
     if (id === "linear-60k") await validationBench(path, lines);
     await reader.close();
   }
@@ -546,10 +570,10 @@ async function runSessionStoreJsonlBench(): Promise<string[]> {
   const lines: string[] = [];
   const home = mkdtempSync(join(tmpdir(), "arbor-bench-jsonl-"));
   try {
-    await openBench(home, lines);
-    await appendBench(home, lines);
+    if (part("open")) await openBench(home, lines);
+    if (part("append")) await appendBench(home, lines);
     rmSync(join(home, "sessions"), { recursive: true, force: true });
-    await listingBench(home, lines);
+    if (part("list")) await listingBench(home, lines);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
