@@ -37,7 +37,8 @@ export interface ForwardCount {
  * line whose tree fields need JSON.parse.
  */
 export function countForward(fd: number, start: number, end: number, base: SessionTally): ForwardCount {
-  const chunk = (sharedChunk ??= Buffer.allocUnsafeSlow(CHUNK));
+  sharedChunk ??= Buffer.allocUnsafeSlow(CHUNK);
+  const chunk = sharedChunk;
   const head = createLineHead();
   let tally: SessionTally = { ...base };
   let pending: SessionTally | undefined;
