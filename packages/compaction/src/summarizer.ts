@@ -172,33 +172,33 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
   };
   if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
 
-  const serializeOptions = { toolResultMaxChars: input.toolResultMaxChars };
-  const items: string[] = [];
-  const itemMessage: number[] = [];
-  input.messages.forEach((message, index) => {
-    const text = serializeMessage(message, serializeOptions);
-    if (text !== undefined) {
-      items.push(text);
-      itemMessage.push(index);
-    }
-  });
-
   let running = input.initialSummary;
   let calls = 0;
   let next = 0;
   const inputChars = inputBudgetChars(model, input.maxOutputTokens);
   const maxCalls = input.maxCalls ?? Number.POSITIVE_INFINITY;
+  const serializeOptions = { toolResultMaxChars: input.toolResultMaxChars };
+  const items: string[] = [];
+  const itemMessage: number[] = [];
   if (Number.isFinite(maxCalls)) {
-    // The newest history that `maxCalls` calls can carry goes to the model; older history to the digest.
+    // The newest history that `maxCalls` calls can carry goes to the model (serialized from the newest
+    // message back, no further); older history goes to the deterministic digest.
     const perCall = conversationBudgetChars(
       model,
       input.maxOutputTokens,
       input.kind,
       input.customInstructions,
     );
-    next = firstCarried(items, Math.max(1, maxCalls), Math.max(1, perCall));
-    if (next > 0) {
-      digestedMessages = itemMessage[next]!;
+    const stopped = carriedItems(
+      input.messages,
+      serializeOptions,
+      Math.max(1, maxCalls),
+      Math.max(1, perCall),
+      items,
+      itemMessage,
+    );
+    if (stopped && items.length > 0) {
+      digestedMessages = itemMessage[0]!;
       running = fallbackSummary({
         kind: input.kind,
         reason: `the history before the last ${maxCalls} summarizer call${maxCalls === 1 ? "" : "s"} (the call cap)`,
@@ -207,6 +207,14 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
         maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
       });
     }
+  } else {
+    input.messages.forEach((message, index) => {
+      const text = serializeMessage(message, serializeOptions);
+      if (text !== undefined) {
+        items.push(text);
+        itemMessage.push(index);
+      }
+    });
   }
   const useFallback = (reason: SummaryFallback["reason"], message: string): SummarizeOutcome => {
     const fallback: SummaryFallback = { reason, message };
@@ -308,23 +316,40 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
 }
 
 /**
- * The index of the oldest item that `calls` calls of `budget` characters each carry when the newest items
- * are packed first (an item longer than a call's budget takes a call of its own, cut to fit, as
- * {@link pack} does); at least the last item is carried.
+ * Serializes messages from the newest back into `items` (oldest first, with their message indexes in
+ * `itemMessage`) while `calls` calls of `budget` characters each can carry them when the newest are
+ * packed first (an item longer than a call's budget takes a call of its own, cut to fit, as
+ * {@link pack} does). Returns true when it stopped before the oldest message.
  */
-function firstCarried(items: readonly string[], calls: number, budget: number): number {
+function carriedItems(
+  messages: readonly SessionMessage[],
+  options: { toolResultMaxChars: number },
+  calls: number,
+  budget: number,
+  items: string[],
+  itemMessage: number[],
+): boolean {
   let used = 0;
   let chunks = 1;
-  for (let index = items.length - 1; index >= 0; index--) {
-    const cost = items[index]!.length + (used > 0 ? 2 : 0);
-    if (used > 0 && used + cost > budget) {
+  let stopped = false;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const text = serializeMessage(messages[index]!, options);
+    if (text === undefined) continue;
+    if (used > 0 && used + text.length + 2 > budget) {
       chunks++;
       used = 0;
-      if (chunks > calls) return index + 1;
+      if (chunks > calls) {
+        stopped = true;
+        break;
+      }
     }
-    used += used === 0 ? Math.min(items[index]!.length, budget) : cost;
+    used += used === 0 ? Math.min(text.length, budget) : text.length + 2;
+    items.push(text);
+    itemMessage.push(index);
   }
-  return 0;
+  items.reverse();
+  itemMessage.reverse();
+  return stopped;
 }
 
 /**
