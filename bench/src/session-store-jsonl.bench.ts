@@ -122,7 +122,7 @@ function tripleRecord(n: number, id: string, parentId: string | null): Record<st
 }
 
 /** 60k entries in 60 segments: each has a compaction (keeping ~30 entries) and a side branch of 6 with a branch summary. */
-function* realisticEntries(total: number): Generator<SessionEntry> {
+export function* realisticEntries(total: number): Generator<SessionEntry> {
   const path: string[] = [];
   let produced = 0;
   let n = 0;
@@ -165,7 +165,7 @@ function* realisticEntries(total: number): Generator<SessionEntry> {
   }
 }
 
-function* linearEntries(total: number): Generator<SessionEntry> {
+export function* linearEntries(total: number): Generator<SessionEntry> {
   let parent: string | null = null;
   for (let n = 0; n < total; n++) {
     const entry = tripleEntry(n, `e${n}`, parent);
@@ -175,7 +175,7 @@ function* linearEntries(total: number): Generator<SessionEntry> {
 }
 
 /** Writes a session through the store, in save-point batches. */
-async function writeSession(
+export async function writeSession(
   store: JsonlSessionStore,
   id: string,
   entries: Iterable<SessionEntry>,
