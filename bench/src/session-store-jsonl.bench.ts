@@ -22,6 +22,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -551,6 +552,7 @@ async function listingBench(home: string, lines: string[]): Promise<void> {
       `  ${"all pages (limit 50), same store".padEnd(54)} ${ms(result.allPagesMs!).padStart(10)}`,
       `  ${"one cwd (100 files), cold store".padEnd(54)} ${ms(result.oneCwdMs!).padStart(10)}`,
       `  ${"first page again, new process (listing index on disk)".padEnd(54)} ${ms(result.secondProcessMs!).padStart(10)}`,
+      `  ${"floor: readdir + stat of every file".padEnd(54)} ${ms(result.statFloorMs!).padStart(10)}   (first page cold ${(result.firstPageMs! / result.statFloorMs!).toFixed(1)}x, again ${(result.secondProcessMs! / result.statFloorMs!).toFixed(1)}x)`,
       `  RSS: ${mb(result.rssBefore!)} after start-up, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
     );
   const run = (mode: "arbor" | "pi-written") => {
@@ -592,7 +594,17 @@ async function listingChild(home: string): Promise<void> {
   const oneCwdMs = performance.now() - start;
   const rssAfter = process.memoryUsage().rss;
   const maxRss = process.resourceUsage().maxRSS * 1024;
-  console.log(JSON.stringify({ firstPageMs, allPagesMs, oneCwdMs, rssBefore, rssAfter, maxRss, seen }));
+  // The floor of a listing that reads nothing: readdir of every directory and a stat of every file.
+  start = performance.now();
+  for (const directory of readdirSync(join(home, "sessions"))) {
+    if (!directory.startsWith("--")) continue;
+    for (const file of readdirSync(join(home, "sessions", directory)))
+      statSync(join(home, "sessions", directory, file));
+  }
+  const statFloorMs = performance.now() - start;
+  console.log(
+    JSON.stringify({ firstPageMs, allPagesMs, oneCwdMs, rssBefore, rssAfter, maxRss, seen, statFloorMs }),
+  );
 }
 
 async function runSessionStoreJsonlBench(): Promise<string[]> {
