@@ -30,7 +30,7 @@ const usage = {
 };
 
 /** A branch of about `size` entries, root first, each the parent of the next. */
-function branch(size: number): SessionEntry[] {
+export function branch(size: number): SessionEntry[] {
   const entries: SessionEntry[] = [];
   const start = Date.UTC(2026, 0, 1);
   const push = (message: SessionMessage) => {
@@ -90,11 +90,11 @@ function branch(size: number): SessionEntry[] {
   return entries;
 }
 
-function messagesOf(entries: readonly SessionEntry[]): SessionMessage[] {
+export function messagesOf(entries: readonly SessionEntry[]): SessionMessage[] {
   return entries.map((entry) => (entry as { message: SessionMessage }).message);
 }
 
-function stringifyAll(messages: readonly SessionMessage[]): number {
+export function stringifyAll(messages: readonly SessionMessage[]): number {
   let length = 0;
   for (const message of messages) length += JSON.stringify(message).length;
   return length;

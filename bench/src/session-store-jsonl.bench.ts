@@ -22,6 +22,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -36,6 +37,12 @@ import { validateSessionEntry } from "@arbor/session-store/backend";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
+import { loadPi, PI_VERSION } from "./pi-agent.js";
+
+/** `ARBOR_BENCH_PARTS=open,append,list` and `ARBOR_BENCH_CASES=realistic-60k,…` keep a run small. */
+const parts = process.env.ARBOR_BENCH_PARTS?.split(",");
+const onlyCases = process.env.ARBOR_BENCH_CASES?.split(",");
+const part = (name: string) => parts === undefined || parts.includes(name);
 
 const WORDS =
   "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(
@@ -116,7 +123,7 @@ function tripleRecord(n: number, id: string, parentId: string | null): Record<st
 }
 
 /** 60k entries in 60 segments: each has a compaction (keeping ~30 entries) and a side branch of 6 with a branch summary. */
-function* realisticEntries(total: number): Generator<SessionEntry> {
+export function* realisticEntries(total: number): Generator<SessionEntry> {
   const path: string[] = [];
   let produced = 0;
   let n = 0;
@@ -159,7 +166,7 @@ function* realisticEntries(total: number): Generator<SessionEntry> {
   }
 }
 
-function* linearEntries(total: number): Generator<SessionEntry> {
+export function* linearEntries(total: number): Generator<SessionEntry> {
   let parent: string | null = null;
   for (let n = 0; n < total; n++) {
     const entry = tripleEntry(n, `e${n}`, parent);
@@ -169,7 +176,7 @@ function* linearEntries(total: number): Generator<SessionEntry> {
 }
 
 /** Writes a session through the store, in save-point batches. */
-async function writeSession(
+export async function writeSession(
   store: JsonlSessionStore,
   id: string,
   entries: Iterable<SessionEntry>,
@@ -294,13 +301,16 @@ async function openBench(home: string, lines: string[]): Promise<void> {
     ["60k linear", "linear-60k", linearEntries(60_000)],
     ["60k realistic (60 compactions, 60 side branches)", "realistic-60k", realisticEntries(60_000)],
   ];
+  const pi = await loadPi();
   lines.push("open to a built context (median; ratio to the floor on the same file)");
+  if ("skipped" in pi) lines.push(`  (pi agent rows skipped: ${pi.skipped})`);
   for (const [label, id, entries] of cases) {
+    if (onlyCases !== undefined && !onlyCases.includes(id)) continue;
     const path = await writeSession(store, id, entries);
-    const runs = id.endsWith("3k") ? 15 : 7;
+    const runs = Number(process.env.ARBOR_BENCH_RUNS ?? (id.endsWith("3k") ? 15 : 7));
     const reader = new JsonlSessionStore({ home, readOnly: true });
     let parsed = 0;
-    const [base, scan, open, viaSession] = (await timed(
+    const [base, scan, open, viaSession, viaPi, piBranch, arborBranch] = (await timed(
       [
         () => floor(path),
         () => reader.readSession(id),
@@ -308,9 +318,12 @@ async function openBench(home: string, lines: string[]): Promise<void> {
           parsed = walkContext((await reader.readSession(id)).entries).length;
         },
         async () => (await Session.open(reader, id)).buildContext(),
+        () => ("skipped" in pi ? 0 : pi.SessionManager.open(path, join(home, "pi")).buildSessionContext()),
+        () => ("skipped" in pi ? 0 : pi.SessionManager.open(path, join(home, "pi")).getBranch()),
+        async () => (await Session.open(reader, id)).getBranch(),
       ],
       runs,
-    )) as [Timing, Timing, Timing, Timing];
+    )) as [Timing, Timing, Timing, Timing, Timing, Timing, Timing];
     // Measured apart: its 500 MB of kept objects would bill whichever run follows it.
     const [keeping] = (await timed([() => floorKeeping(path)], runs)) as [Timing];
     const session = await Session.open(reader, id);
@@ -325,6 +338,18 @@ async function openBench(home: string, lines: string[]): Promise<void> {
       row("Session.open + buildContext (@arbor/session-store)", viaSession, base.ms),
       row("buildContext() again on the open Session", again),
     );
+    if (!("skipped" in pi)) {
+      const piSession = pi.SessionManager.open(path, join(home, "pi"));
+      const [piAgain] = (await interleaved([() => piSession.buildSessionContext()], 21, 2)) as [number];
+      lines.push(
+        row(`pi ${PI_VERSION}: SessionManager.open + buildSessionContext`, viaPi, base.ms),
+        `  ${"  → Arbor (Session.open + buildContext) vs pi".padEnd(54)} ${`${(viaPi.ms / viaSession.ms).toFixed(1)}× faster`.padStart(10)}`,
+        row(`pi ${PI_VERSION}: buildSessionContext() again`, piAgain),
+        `  ${"  → Arbor vs pi, context rebuilt on an open session".padEnd(54)} ${`${(piAgain / again).toFixed(1)}× faster`.padStart(10)}`,
+        row(`pi ${PI_VERSION}: open + getBranch()`, piBranch, base.ms),
+        row("Session.open + getBranch()", arborBranch, base.ms),
+      );
+    }
     if (id === "linear-60k") await validationBench(path, lines);
     await reader.close();
   }
@@ -476,43 +501,74 @@ async function pipelinedDisk(
   return elapsed;
 }
 
+/** Runs the listing child over `home`; returns what it measured. */
+function listingRun(home: string, mode: "arbor" | "pi-written"): Record<string, number> {
+  const child = spawnSync(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", import.meta.filename],
+    { env: { ...process.env, ARBOR_BENCH_LIST_HOME: home, ARBOR_BENCH_LIST_MODE: mode }, encoding: "utf8" },
+  );
+  if (child.status !== 0) throw new Error(`listing child failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Record<string, number>;
+}
+
 async function listingBench(home: string, lines: string[]): Promise<void> {
-  const files = 2_000;
+  const files = Number(process.env.ARBOR_BENCH_LIST_FILES ?? 2_000);
   const store = new JsonlSessionStore({ home, durability: "flush" });
   const template = readFileSync(await writeSession(store, "template", linearEntries(500)));
   await store.deleteSession("template");
   await store.close();
   const body = template.subarray(template.indexOf(10) + 1);
+  // The same entries as the pi agent writes them: no batch marks, no trailers.
+  const piBody = Buffer.from(
+    body
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "" && !line.startsWith('{"type":"session"'))
+      .map((line) => line.replace(/\t$/, ""))
+      .join("\n")
+      .concat("\n"),
+  );
+  const paths: { path: string; header: Buffer }[] = [];
   for (let index = 0; index < files; index++) {
     const id = `listed-${String(index).padStart(4, "0")}`;
     const created = new Date(Date.parse("2026-02-01T00:00:00.000Z") + index * 60_000).toISOString();
     const cwd = `/bench/project-${index % 20}`;
     const directory = join(home, "sessions", `--bench-project-${index % 20}--`);
     mkdirSync(directory, { recursive: true });
-    const header = JSON.stringify({ type: "session", version: 3, id, timestamp: created, cwd });
-    writeFileSync(
-      join(directory, `${created.replace(/[:.]/g, "-")}_${id}.jsonl`),
-      Buffer.concat([Buffer.from(`${header}\n`), body]),
+    const header = Buffer.from(
+      `${JSON.stringify({ type: "session", version: 3, id, timestamp: created, cwd })}\n`,
     );
+    const path = join(directory, `${created.replace(/[:.]/g, "-")}_${id}.jsonl`);
+    writeFileSync(path, Buffer.concat([header, body]));
+    paths.push({ path, header });
   }
-  const child = spawnSync(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", import.meta.filename],
-    {
-      env: { ...process.env, ARBOR_BENCH_LIST_HOME: home },
-      encoding: "utf8",
-    },
-  );
-  if (child.status !== 0) throw new Error(`listing child failed: ${child.stderr}`);
-  const result = JSON.parse(child.stdout.trim().split("\n").at(-1)!) as Record<string, number>;
   const mb = (value: number) => `${(value / 1048576).toFixed(0)} MB`;
-  lines.push(
-    "",
-    `listSessions over ${files} files of ${(template.length / 1048576).toFixed(2)} MB (${mb(files * template.length)} in all), child process`,
-    `  ${"first page (limit 50), cold store".padEnd(54)} ${ms(result.firstPageMs!).padStart(10)}`,
-    `  ${"all 40 pages, same store (summaries cached by size+mtime)".padEnd(54)} ${ms(result.allPagesMs!).padStart(10)}`,
-    `  ${"one cwd (100 files), cold store".padEnd(54)} ${ms(result.oneCwdMs!).padStart(10)}`,
-    `  RSS: ${mb(result.rssBefore!)} after start-up, ${mb(result.rssAfter!)} after listing, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
+  const report = (title: string, result: Record<string, number>) =>
+    lines.push(
+      "",
+      title,
+      `  ${"first page (limit 100), cold store, no listing index".padEnd(54)} ${ms(result.firstPageMs!).padStart(10)}`,
+      `  ${"all pages (limit 50), same store".padEnd(54)} ${ms(result.allPagesMs!).padStart(10)}`,
+      `  ${"one cwd (100 files), cold store".padEnd(54)} ${ms(result.oneCwdMs!).padStart(10)}`,
+      `  ${"first page again, new process (listing index on disk)".padEnd(54)} ${ms(result.secondProcessMs!).padStart(10)}`,
+      `  ${"floor: readdir + stat of every file".padEnd(54)} ${ms(result.statFloorMs!).padStart(10)}   (first page cold ${(result.firstPageMs! / result.statFloorMs!).toFixed(1)}x, again ${(result.secondProcessMs! / result.statFloorMs!).toFixed(1)}x)`,
+      `  RSS: ${mb(result.rssBefore!)} after start-up, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
+    );
+  const run = (mode: "arbor" | "pi-written") => {
+    rmSync(join(home, "sessions", ".listing-index.json"), { force: true });
+    const result = listingRun(home, mode);
+    result.secondProcessMs = listingRun(home, mode).firstPageMs!;
+    return result;
+  };
+  report(
+    `listSessions over ${files} Arbor-written files of ${(template.length / 1048576).toFixed(2)} MB (${mb(files * template.length)} in all), child process`,
+    run("arbor"),
+  );
+  for (const { path, header } of paths) writeFileSync(path, Buffer.concat([header, piBody]));
+  report(
+    `the same ${files} sessions as the pi agent writes them (no trailers), child process`,
+    run("pi-written"),
   );
 }
 
@@ -520,11 +576,11 @@ async function listingBench(home: string, lines: string[]): Promise<void> {
 async function listingChild(home: string): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
   let start = performance.now();
-  const first = await new JsonlSessionStore({ home, readOnly: true }).listSessions({ limit: 50 });
+  const first = await new JsonlSessionStore({ home }).listSessions({ limit: 100 });
   const firstPageMs = performance.now() - start;
-  if (first.sessions.length !== 50) throw new Error("listing returned a short page");
+  if (first.sessions.length !== 100) throw new Error("listing returned a short page");
   start = performance.now();
-  const store = new JsonlSessionStore({ home, readOnly: true });
+  const store = new JsonlSessionStore({ home });
   let cursor: string | undefined;
   let seen = 0;
   do {
@@ -533,23 +589,32 @@ async function listingChild(home: string): Promise<void> {
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   const allPagesMs = performance.now() - start;
-  if (seen !== 2000) throw new Error(`listing saw ${seen} sessions`);
   start = performance.now();
-  await new JsonlSessionStore({ home, readOnly: true }).listSessions({ cwd: "/bench/project-7" });
+  await new JsonlSessionStore({ home }).listSessions({ cwd: "/bench/project-7" });
   const oneCwdMs = performance.now() - start;
   const rssAfter = process.memoryUsage().rss;
   const maxRss = process.resourceUsage().maxRSS * 1024;
-  console.log(JSON.stringify({ firstPageMs, allPagesMs, oneCwdMs, rssBefore, rssAfter, maxRss }));
+  // The floor of a listing that reads nothing: readdir of every directory and a stat of every file.
+  start = performance.now();
+  for (const directory of readdirSync(join(home, "sessions"))) {
+    if (!directory.startsWith("--")) continue;
+    for (const file of readdirSync(join(home, "sessions", directory)))
+      statSync(join(home, "sessions", directory, file));
+  }
+  const statFloorMs = performance.now() - start;
+  console.log(
+    JSON.stringify({ firstPageMs, allPagesMs, oneCwdMs, rssBefore, rssAfter, maxRss, seen, statFloorMs }),
+  );
 }
 
 async function runSessionStoreJsonlBench(): Promise<string[]> {
   const lines: string[] = [];
   const home = mkdtempSync(join(tmpdir(), "arbor-bench-jsonl-"));
   try {
-    await openBench(home, lines);
-    await appendBench(home, lines);
+    if (part("open")) await openBench(home, lines);
+    if (part("append")) await appendBench(home, lines);
     rmSync(join(home, "sessions"), { recursive: true, force: true });
-    await listingBench(home, lines);
+    if (part("list")) await listingBench(home, lines);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

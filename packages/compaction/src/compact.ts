@@ -10,7 +10,7 @@ import type { CompactionDetails, SummaryFallback } from "./details.js";
 import { fallbackSummary } from "./fallback.js";
 import { formatFileOperations, stripFileOperations } from "./file-operations.js";
 import type { CompactionPreparation } from "./prepare.js";
-import { DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
+import { DEFAULT_MAX_SUMMARIZER_CALLS, DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
 import {
   conversationBudgetChars,
   type SummarizeInput,
@@ -122,6 +122,8 @@ export async function compact(
     timeoutMs: settings.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
   };
   if (signalFired(options.signal)) return aborted(emptyUsage());
+  const callCap = settings.maxSummarizerCalls ?? DEFAULT_MAX_SUMMARIZER_CALLS;
+  const historyCalls = splitTurn ? Math.max(1, callCap - 1) : callCap;
 
   const previous =
     preparation.previousSummary === undefined ? undefined : stripFileOperations(preparation.previousSummary);
@@ -132,16 +134,18 @@ export async function compact(
           messages: preparation.messagesToSummarize,
           initialSummary: previous,
           maxOutputTokens: budget.historyTokens,
+          maxCalls: historyCalls,
           ...common,
         })
       : previous !== undefined && previous.length > budget.historyTokens * CHARS_PER_TOKEN
-        ? resummarize(previous, budget.historyTokens, common)
+        ? resummarize(previous, budget.historyTokens, { ...common, maxCalls: historyCalls })
         : Promise.resolve({ aborted: false, text: previous ?? "", calls: 0, usage: emptyUsage() });
   const turnRun: Promise<SummarizeOutcome | undefined> = splitTurn
     ? summarize({
         kind: "turnPrefix",
         messages: preparation.turnPrefixMessages,
         maxOutputTokens: budget.turnPrefixTokens,
+        maxCalls: 1,
         ...common,
       })
     : Promise.resolve(undefined);
@@ -165,6 +169,7 @@ export async function compact(
   if (preparation.previousCompactionId !== undefined) {
     details.previousCompactionId = preparation.previousCompactionId;
   }
+  if (history.digestedMessages !== undefined) details.digestedMessages = history.digestedMessages;
   const fallback = firstFallback(history, turn);
   if (fallback !== undefined) details.fallback = fallback;
 

@@ -25,9 +25,10 @@ export interface SummaryFallback {
    * `model_error`: the summarizer's response failed (`stopReason: "error"`); `model_aborted`: it ended as
    * aborted although the caller's signal did not fire; `empty_summary`: it returned no text;
    * `window_too_small`: the summarizer's window cannot hold a prompt and a useful piece of history;
-   * `timeout`: a call did not answer within `timeoutMs`.
+   * `timeout`: a call did not answer within `timeoutMs`; `call_cap`: the calls allowed by
+   * `maxSummarizerCalls` were spent (overflow retries) before the history was.
    */
-  reason: "model_error" | "model_aborted" | "empty_summary" | "window_too_small" | "timeout";
+  reason: "model_error" | "model_aborted" | "empty_summary" | "window_too_small" | "timeout" | "call_cap";
   /** The provider's error message, or a sentence saying what happened. */
   message: string;
   /** The 1-based summarizer call that failed; earlier calls' summaries were kept. */
@@ -59,6 +60,11 @@ export interface CompactionDetails extends SummaryDetails {
   previousCompactionId?: string;
   /** Summarizer calls spent on the history (the rest went to the split turn's prefix). */
   historyCalls?: number;
+  /**
+   * Oldest messages of the history condensed by the deterministic digest (no model) because more would
+   * have needed more than `maxSummarizerCalls` calls; the summarizer's calls updated that digest.
+   */
+  digestedMessages?: number;
 }
 
 /** The `details` of a branch_summary entry written from `generateBranchSummary()`. */

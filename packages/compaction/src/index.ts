@@ -90,6 +90,7 @@ export {
   type CompactionSettings,
   CompactionSettingsSchema,
   DEFAULT_COMPACTION_SETTINGS,
+  DEFAULT_MAX_SUMMARIZER_CALLS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   resolveCompactionSettings,
   shouldCompact,

@@ -47,6 +47,17 @@ export const CompactionSettingsSchema = Type.Object(
           "0: no limit.",
       }),
     ),
+    maxSummarizerCalls: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        default: 3,
+        description:
+          "Most summarizer calls one compaction makes (default 3; a split turn's beginning takes one of " +
+          "them, at least one is left for the history). History older than what these calls can carry is " +
+          "condensed by the deterministic digest (no model), which the calls then update; the original " +
+          "entries stay in the session log and can be recalled.",
+      }),
+    ),
   },
   { additionalProperties: false, title: "CompactionSettings", description: "How and when to compact." },
 );
@@ -54,12 +65,16 @@ export const CompactionSettingsSchema = Type.Object(
 /** Resolved compaction settings (see {@link CompactionSettingsSchema}). */
 export type CompactionSettings = Static<typeof CompactionSettingsSchema>;
 
+/** The default of `maxSummarizerCalls`: a compaction makes at most three summarizer calls. */
+export const DEFAULT_MAX_SUMMARIZER_CALLS = 3;
+
 /** The default of `timeoutMs`: a summarizer call may take five minutes. */
 export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 300_000;
 
 /**
  * The defaults: enabled, reserve 16,384 tokens, keep the most recent 20,000 tokens, tool results cut at
- * 2,000 characters, a summarizer call abandoned after 300,000 ms (five minutes).
+ * 2,000 characters, a summarizer call abandoned after 300,000 ms (five minutes), at most three summarizer
+ * calls per compaction.
  */
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
   enabled: true,
@@ -67,6 +82,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   keepRecentTokens: 20_000,
   toolResultMaxChars: 2000,
   timeoutMs: DEFAULT_SUMMARIZER_TIMEOUT_MS,
+  maxSummarizerCalls: DEFAULT_MAX_SUMMARIZER_CALLS,
 });
 
 const SETTINGS_TOOL = {

@@ -103,6 +103,12 @@ export interface SummarizeInput {
    * fallback summarizes the rest. 0 or absent: no limit.
    */
   timeoutMs?: number;
+  /**
+   * Most calls this summary may make (overflow retries included). History older than what that many
+   * calls can carry is condensed first by the deterministic digest, which the calls then update; absent:
+   * no cap.
+   */
+  maxCalls?: number;
 }
 
 /** What {@link summarize} produced. */
@@ -121,6 +127,8 @@ export interface SummarizeOutcome {
    * to it: `text` never exceeds `maxOutputTokens × 4` characters.
    */
   outputTruncated?: boolean;
+  /** Oldest messages condensed by the deterministic digest because of `maxCalls` (absent: none). */
+  digestedMessages?: number;
 }
 
 /** Whether a signal has fired (a function, so that TypeScript does not narrow `aborted` across awaits). */
@@ -154,29 +162,60 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
   }
   const usage = emptyUsage();
   let outputTruncated = false;
+  let digestedMessages = 0;
   const outcome = (text: string, calls: number, fallback?: SummaryFallback): SummarizeOutcome => {
     const result: SummarizeOutcome = { aborted: false, text, calls, usage };
     if (fallback !== undefined) result.fallback = fallback;
     if (outputTruncated) result.outputTruncated = true;
+    if (digestedMessages > 0) result.digestedMessages = digestedMessages;
     return result;
   };
   if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
-
-  const serializeOptions = { toolResultMaxChars: input.toolResultMaxChars };
-  const items: string[] = [];
-  const itemMessage: number[] = [];
-  input.messages.forEach((message, index) => {
-    const text = serializeMessage(message, serializeOptions);
-    if (text !== undefined) {
-      items.push(text);
-      itemMessage.push(index);
-    }
-  });
 
   let running = input.initialSummary;
   let calls = 0;
   let next = 0;
   const inputChars = inputBudgetChars(model, input.maxOutputTokens);
+  const maxCalls = input.maxCalls ?? Number.POSITIVE_INFINITY;
+  const serializeOptions = { toolResultMaxChars: input.toolResultMaxChars };
+  const items: string[] = [];
+  const itemMessage: number[] = [];
+  if (Number.isFinite(maxCalls)) {
+    // The newest history that `maxCalls` calls can carry goes to the model (serialized from the newest
+    // message back, no further); older history goes to the deterministic digest.
+    const perCall = conversationBudgetChars(
+      model,
+      input.maxOutputTokens,
+      input.kind,
+      input.customInstructions,
+    );
+    const stopped = carriedItems(
+      input.messages,
+      serializeOptions,
+      Math.max(1, maxCalls),
+      Math.max(1, perCall),
+      items,
+      itemMessage,
+    );
+    if (stopped && items.length > 0) {
+      digestedMessages = itemMessage[0]!;
+      running = fallbackSummary({
+        kind: input.kind,
+        reason: `the history before the last ${maxCalls} summarizer call${maxCalls === 1 ? "" : "s"} (the call cap)`,
+        previousSummary: running,
+        messages: input.messages.slice(0, digestedMessages),
+        maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
+      });
+    }
+  } else {
+    input.messages.forEach((message, index) => {
+      const text = serializeMessage(message, serializeOptions);
+      if (text !== undefined) {
+        items.push(text);
+        itemMessage.push(index);
+      }
+    });
+  }
   const useFallback = (reason: SummaryFallback["reason"], message: string): SummarizeOutcome => {
     const fallback: SummaryFallback = { reason, message };
     if (reason !== "window_too_small") fallback.call = calls;
@@ -211,7 +250,10 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     let scale = 1;
     let response: AssistantMessage | undefined;
     let taken = 0;
-    for (let attempt = 0; attempt <= OVERFLOW_RETRIES; attempt++) {
+    if (calls >= maxCalls) {
+      return useFallback("call_cap", `the cap of ${maxCalls} summarizer calls was reached`);
+    }
+    for (let attempt = 0; attempt <= OVERFLOW_RETRIES && calls < maxCalls; attempt++) {
       const budget = Math.floor(available * scale);
       const { text: conversation, count } = pack(items, next, budget);
       taken = count;
@@ -271,6 +313,43 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     next += taken;
   }
   return outcome(running ?? "", calls);
+}
+
+/**
+ * Serializes messages from the newest back into `items` (oldest first, with their message indexes in
+ * `itemMessage`) while `calls` calls of `budget` characters each can carry them when the newest are
+ * packed first (an item longer than a call's budget takes a call of its own, cut to fit, as
+ * {@link pack} does). Returns true when it stopped before the oldest message.
+ */
+function carriedItems(
+  messages: readonly SessionMessage[],
+  options: { toolResultMaxChars: number },
+  calls: number,
+  budget: number,
+  items: string[],
+  itemMessage: number[],
+): boolean {
+  let used = 0;
+  let chunks = 1;
+  let stopped = false;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const text = serializeMessage(messages[index]!, options);
+    if (text === undefined) continue;
+    if (used > 0 && used + text.length + 2 > budget) {
+      chunks++;
+      used = 0;
+      if (chunks > calls) {
+        stopped = true;
+        break;
+      }
+    }
+    used += used === 0 ? Math.min(text.length, budget) : text.length + 2;
+    items.push(text);
+    itemMessage.push(index);
+  }
+  items.reverse();
+  itemMessage.reverse();
+  return stopped;
 }
 
 /**

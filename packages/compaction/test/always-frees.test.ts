@@ -200,7 +200,11 @@ describe("a summarizer call that never answers", () => {
   it("leaves no abort listener on the caller's signal after many calls", async () => {
     const { session, ...builders } = await newSession();
     for (let turn = 1; turn <= 60; turn++) appendTurn(session, builders, turn, { size: 3000 });
-    const settings = resolveCompactionSettings({ reserveTokens: 2000, toolResultMaxChars: 4000 });
+    const settings = resolveCompactionSettings({
+      reserveTokens: 2000,
+      toolResultMaxChars: 4000,
+      maxSummarizerCalls: 100,
+    });
     const plan = ready(prepareCompaction(session.getBranch(), settings, { contextWindow: 8000 }));
     const model = sizedSummarizer(() => 200);
     model.model.contextWindow = 8000;

@@ -66,7 +66,8 @@ describe("bounded summarization", () => {
     // The session's model is the summarizer: an 8,000-token window, already far over its limit.
     const outputs: string[] = [];
     const model = provider(foldingResponder(outputs), { contextWindow: 8000, maxTokens: 4096 });
-    const settings = resolveCompactionSettings({ reserveTokens: 2000 });
+    // Uncapped calls: every chunk goes to the model.
+    const settings = resolveCompactionSettings({ reserveTokens: 2000, maxSummarizerCalls: 100 });
     const session = await longSession(60, 3000);
     const before = estimateContextTokens(session.buildContext().messages).tokens;
     expect(before).toBeGreaterThan(5 * 8000);

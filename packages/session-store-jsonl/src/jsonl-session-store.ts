@@ -25,7 +25,8 @@ import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
 import { readSessionFileHeader } from "./file-header.js";
 import { JsonlWatch } from "./jsonl-watch.js";
 import { assertValidSessionId, encodeCwd, requireHome, SessionPathIndex, sessionFileName } from "./layout.js";
-import { listSessionFiles, type SummaryCache } from "./listing.js";
+import { listSessionFiles } from "./listing.js";
+import { ListingIndex } from "./listing-index.js";
 import { migrateSessionBytes } from "./migration.js";
 import { describeTail, parseFile, scanEntries } from "./scanner.js";
 import { SessionFile, type SessionFileContext } from "./session-file.js";
@@ -86,7 +87,7 @@ export class JsonlSessionStore implements SessionStore {
   private readonly context: SessionFileContext;
   private readonly index: SessionPathIndex;
   private readonly files = new Map<string, SessionFile>();
-  private readonly summaries: SummaryCache = new Map();
+  private readonly summaries: ListingIndex;
   private readonly watches = new Set<JsonlWatch>();
 
   constructor(options: JsonlSessionStoreOptions) {
@@ -95,6 +96,8 @@ export class JsonlSessionStore implements SessionStore {
     this.sessionsDirectory =
       single === undefined ? join(requireHome(options?.home), "sessions") : dirname(single.path);
     this.readOnly = options.readOnly ?? false;
+    // A store over one file (`openFile`) keeps its listing in memory only; so does a read-only store.
+    this.summaries = new ListingIndex(this.sessionsDirectory, !this.readOnly && single === undefined);
     const onWarning = options.onWarning;
     this.context = {
       owner: this,
@@ -242,7 +245,16 @@ export class JsonlSessionStore implements SessionStore {
     assertValidSessionId(sessionId);
     const file = this.fileOf(sessionId, this.requirePath(sessionId));
     const warnings: string[] = [];
-    let { read, scan } = await file.readScanned();
+    const scanned = await file.readScanned();
+    if (scanned.scan !== undefined) {
+      // The common case: a committed file in the current format, scanned without keeping its bytes.
+      const { scan } = scanned;
+      file.remember(scanned.size, scan.tally);
+      for (const warning of scan.warnings) this.context.warn(`${sessionId}: ${warning}`);
+      return { header: scanned.header, entries: scan.entries, warnings: [...scan.warnings] };
+    }
+    // A torn tail, a batch without its trailer at the end, or an old format: read whole.
+    let read = file.read();
     if (!this.readOnly && (read.committedEnd < read.buffer.length || needsMigration(read.header))) {
       const holder = file.withExclusive(() => {
         read = file.read(); // Again, now that no other writer can be in the middle of a batch.
@@ -261,9 +273,7 @@ export class JsonlSessionStore implements SessionStore {
     }
     if (read.committedEnd < read.buffer.length)
       warnings.push(`${describeTail(read)} left out (the file is unchanged)`);
-    // The scan made while reading holds unless the file needed a repair or a migration (then `scan` is
-    // undefined: `read` is what was re-read, migrated or cut back).
-    scan ??= scanEntries(sessionId, read.buffer, read.headerEnd, read.committedEnd);
+    const scan = scanEntries(sessionId, read.buffer, read.headerEnd, read.committedEnd);
     warnings.push(...scan.warnings);
     file.remember(read.committedEnd, scan.tally);
     for (const warning of warnings) this.context.warn(`${sessionId}: ${warning}`);

@@ -1,9 +1,10 @@
 /**
- * `listSessions` over the session files: each file's header and tail are read (see
- * {@link summarizeTail}), never the whole file; the summaries are sorted newest activity first and
- * cut into pages with a keyset cursor.
+ * `listSessions` over the session files: each file's header and tail are read (see {@link peekTail}),
+ * never the whole file, except to count the sessions of the page returned that have no trailer; the
+ * summaries are sorted newest activity first and cut into pages with a keyset cursor, and kept in the
+ * listing index.
  */
-import { closeSync, fstatSync, openSync, type Stats, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
 import {
   compareListing,
@@ -13,26 +14,26 @@ import {
 } from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
-import { readHeader, summarizeTail } from "./tail-summary.js";
+import { type ListingIndex, listingKey } from "./listing-index.js";
+import { peekTail, readHeader, summarizeTail } from "./tail-summary.js";
 
 /** Default page size. */
 const DEFAULT_PAGE_SIZE = 50;
 
-/** Summaries already read, by path, valid while the file's size, mtime and inode are unchanged. */
-export type SummaryCache = Map<string, { key: string; summary: SessionSummary }>;
-
 /**
  * Lists the sessions under `sessionsDirectory`.
  *
- * Contract: reads at most the header and the tail of each file (a file without a batch trailer near
- * its end, as the pi agent writes them, is counted in bounded chunks, once per change); files whose
- * header cannot be read are skipped and reported through `warn`. Throws `InvalidStoreArgumentError`
- * for a bad limit or cursor. With `only`, lists that one file instead of scanning the directory.
+ * Contract: reads at most the header and the last 64 KB of each file, and counts (in one bounded pass)
+ * only the files of the page returned whose tail holds no batch trailer (the pi agent writes none);
+ * what it learns goes into `index` (see {@link ListingIndex}), so that unchanged files cost one `stat`
+ * next time. Files whose header cannot be read are skipped and reported through `warn`. Throws
+ * `InvalidStoreArgumentError` for a bad limit or cursor. With `only`, lists that one file instead of
+ * scanning the directory.
  */
 export function listSessionFiles(
   sessionsDirectory: string,
   query: ListSessionsQuery | undefined,
-  cache: SummaryCache,
+  index: ListingIndex,
   warn: (message: string) => void,
   only?: SessionFileLocation,
 ): SessionPage {
@@ -42,6 +43,7 @@ export function listSessionFiles(
   }
   const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
   const cwd = query?.cwd;
+  index.load();
   const candidates: SessionSummary[] = [];
   const seen = new Set<string>();
   const visited = new Set<string>();
@@ -51,32 +53,51 @@ export function listSessionFiles(
       : findSessionFiles(sessionsDirectory, cwd === undefined ? undefined : encodeCwd(cwd));
   for (const { sessionId, path } of files) {
     visited.add(path);
-    const summary = summarize(path, sessionId, cache, warn);
+    const summary = summarize(path, sessionId, index, warn, false);
     if (summary === undefined || seen.has(summary.id)) continue;
     seen.add(summary.id);
     if (cwd !== undefined && summary.cwd !== cwd) continue;
     if (after !== undefined && compareListing(after, summary) >= 0) continue;
     candidates.push(summary);
   }
-  if (cwd === undefined) for (const path of cache.keys()) if (!visited.has(path)) cache.delete(path);
+  if (cwd === undefined && only === undefined)
+    for (const path of [...index.entries.keys()]) if (!visited.has(path)) index.delete(path);
   candidates.sort(compareListing);
-  const sessions = candidates.slice(0, limit);
+  const sessions: SessionSummary[] = [];
+  for (const candidate of candidates.slice(0, limit)) {
+    // Only the page's sessions need their counts: complete those the tail could not give.
+    const location = candidate.location as string;
+    const summary =
+      index.get(location)?.complete === false
+        ? summarize(location, candidate.id, index, warn, true)
+        : candidate;
+    if (summary !== undefined) sessions.push(summary);
+  }
+  index.save();
   const last = sessions.at(-1);
   if (candidates.length <= limit || last === undefined) return { sessions };
   return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
 }
 
+/**
+ * The summary of one file: from the index when the file is unchanged, else from its header and tail
+ * (and, with `complete`, a full count when the tail has no trailer).
+ */
 function summarize(
   path: string,
   sessionId: string,
-  cache: SummaryCache,
+  index: ListingIndex,
   warn: (message: string) => void,
+  complete: boolean,
 ): SessionSummary | undefined {
-  try {
-    const cached = cache.get(path);
-    if (cached !== undefined && cached.key === cacheKey(statSync(path))) return cached.summary;
-  } catch {
-    return undefined; // Deleted since the directory was read.
+  const known = index.get(path);
+  if (known !== undefined && (known.complete || !complete)) {
+    try {
+      if (known.key === listingKey(statSync(path))) return known.summary;
+    } catch {
+      index.delete(path);
+      return undefined; // Deleted since the directory was read.
+    }
   }
   let fd: number;
   try {
@@ -86,9 +107,11 @@ function summarize(
   }
   try {
     const stat = fstatSync(fd);
-    const key = cacheKey(stat);
     const { header, headerEnd } = readHeader(fd, stat.size, sessionId);
-    const { tally } = summarizeTail(fd, stat.size, headerEnd);
+    const peek = complete
+      ? { tally: summarizeTail(fd, stat.size, headerEnd).tally, complete: true }
+      : peekTail(fd, stat.size, headerEnd);
+    const { tally } = peek;
     const createdAt =
       typeof header.timestamp === "string" ? header.timestamp : new Date(stat.birthtimeMs).toISOString();
     const summary: SessionSummary = {
@@ -101,7 +124,7 @@ function summarize(
     };
     if (tally.name !== undefined) summary.name = tally.name;
     if (typeof header.parentSession === "string") summary.parentSession = header.parentSession;
-    cache.set(path, { key, summary });
+    index.set(path, { key: listingKey(stat), summary, complete: peek.complete });
     return summary;
   } catch (error) {
     warn(`listSessions: skipped ${path}: ${(error as Error).message}`);
@@ -109,8 +132,4 @@ function summarize(
   } finally {
     closeSync(fd);
   }
-}
-
-function cacheKey(stat: Stats): string {
-  return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }

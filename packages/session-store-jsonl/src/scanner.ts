@@ -3,6 +3,7 @@
  * (type, id, parentId, where the line is) and leaves the bodies for {@link JsonlStoredEntry.entry}.
  */
 import { SessionCorruptError, type SessionEntry, type SessionHeader } from "@arbor/session-store";
+import { parseEntryText } from "@arbor/session-store/backend";
 import {
   BATCH_LINE_MARK,
   countEntry,
@@ -11,8 +12,8 @@ import {
   TRAILER_PREFIX,
   tallyOfTrailer,
 } from "./batch-format.js";
-import { createLineHead, type LineHead, readLineHead } from "./line-head.js";
-import { type EntrySource, JsonlStoredEntry } from "./stored-entry.js";
+import { createLineHead, readLineHead } from "./line-head.js";
+import { BufferEntrySource, type EntrySource, JsonlStoredEntry } from "./stored-entry.js";
 
 const NEWLINE = 0x0a;
 const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
@@ -121,18 +122,17 @@ export interface ScanResult {
 }
 
 /**
- * Scans the entry lines of a session file's buffer from `headerEnd` on, in steps: {@link scanTo} reads
- * the complete lines up to a line boundary (so a file can be scanned while its later bytes are still
- * being read into the same buffer), {@link finish} closes the scan.
+ * Scans the entry lines of a session file from `headerEnd` on, window by window: {@link scanWindow} reads
+ * the complete lines of a window of the file (a buffer holding the file's bytes from some offset on),
+ * {@link finish} closes the scan. The windows may reuse one buffer: no entry keeps a reference to it
+ * (bodies are read back through the {@link EntrySource}).
  *
  * Contract: never throws for damaged lines. A line that is not JSON (or not an entry) is skipped with
  * a warning naming its line number; the entries of a batch whose trailer is missing (a write cut
  * short, followed by lines of another writer) are skipped with a warning; blank lines and trailers
- * are not entries. Only `session_info` lines and lines the fast path cannot read are parsed here. The
- * bytes scanned must not change afterwards (entries parse their line from the buffer on demand).
+ * are not entries. Only `session_info` lines and lines the fast path cannot read are parsed here.
  */
 export class EntryScanner {
-  private readonly source: EntrySource;
   private readonly entries: JsonlStoredEntry[] = [];
   private readonly warnings: string[] = [];
   private readonly head = createLineHead();
@@ -141,24 +141,39 @@ export class EntryScanner {
   private pendingTally = emptyTally();
   private pendingFirstLine = 0;
   private lineNumber = 1;
+  /** File offset of the next line to scan. */
   private position: number;
 
   constructor(
-    sessionId: string,
-    private readonly buffer: Buffer,
+    private readonly source: EntrySource,
     headerEnd: number,
   ) {
-    this.source = { sessionId, buffer };
     this.position = headerEnd;
   }
 
-  /** Scans the lines up to `end` (just after a newline, or the end of the data). */
-  scanTo(end: number): void {
-    const { buffer, entries, head } = this;
-    let position = this.position;
-    while (position < end) {
+  /** File offset of the next line to scan (just after the last newline scanned). */
+  get scanned(): number {
+    return this.position;
+  }
+
+  /** True when the lines scanned so far end inside a batch whose trailer has not been seen. */
+  get inBatch(): boolean {
+    return this.pendingIndex >= 0;
+  }
+
+  /**
+   * Scans the lines from the current position up to the file offset `end` (just after a newline, or the
+   * end of the data), read from `buffer`, whose byte 0 is the file's byte `base`.
+   */
+  scanWindow(buffer: Buffer, base: number, end: number): void {
+    const { entries, head } = this;
+    const sessionId = this.source.sessionId;
+    head.idBuffer = undefined; // The window's bytes may have moved since the last call.
+    let position = this.position - base;
+    const stop = end - base;
+    while (position < stop) {
       let newline = buffer.indexOf(NEWLINE, position);
-      if (newline < 0 || newline >= end) newline = end;
+      if (newline < 0 || newline >= stop) newline = stop;
       const lineNumber = ++this.lineNumber;
       const lineStart = position;
       position = newline + 1;
@@ -227,35 +242,42 @@ export class EntryScanner {
       } else if (this.pendingIndex >= 0) {
         this.dropPending(lineNumber - 1);
       }
-      const stored = new JsonlStoredEntry(
-        type,
-        id,
-        parentId,
-        this.source,
-        lineStart,
-        contentEnd,
-        lineNumber,
-        parsed,
-      );
       let name: unknown;
       if (type === "session_info") {
         try {
-          name = (stored.entry() as { name?: unknown }).name;
+          parsed ??= parseEntryText(
+            sessionId,
+            buffer.toString(undefined, lineStart, contentEnd),
+            { type, id, parentId },
+            `line ${lineNumber}`,
+          );
+          name = (parsed as { name?: unknown }).name;
         } catch (error) {
           this.warnings.push(`line ${lineNumber}: ${(error as Error).message}; skipped`);
           continue;
         }
       }
+      entries.push(
+        new JsonlStoredEntry(
+          type,
+          id,
+          parentId,
+          this.source,
+          base + lineStart,
+          base + contentEnd,
+          lineNumber,
+          parsed,
+        ),
+      );
       countEntry(this.tally, type, id, timestamp, name);
-      entries.push(stored);
     }
-    this.position = position;
+    this.position = base + position;
   }
 
   /** Ends the scan (a batch still open at the end lost its trailer) and returns what it found. */
   finish(): ScanResult {
     if (this.pendingIndex >= 0) this.dropPending(this.lineNumber);
-    this.tally.updatedAt = lastTimestamp(this.buffer, this.entries, this.head) ?? this.tally.updatedAt;
+    this.tally.updatedAt = lastTimestamp(this.source, this.entries) ?? this.tally.updatedAt;
     return { entries: this.entries, warnings: this.warnings, tally: this.tally };
   }
 
@@ -276,22 +298,22 @@ export class EntryScanner {
  * {@link EntryScanner} for what is read and how damage is handled.
  */
 export function scanEntries(sessionId: string, buffer: Buffer, headerEnd: number, end: number): ScanResult {
-  const scanner = new EntryScanner(sessionId, buffer, headerEnd);
-  scanner.scanTo(end);
+  const scanner = new EntryScanner(new BufferEntrySource(sessionId, buffer), headerEnd);
+  scanner.scanWindow(buffer, 0, end);
   return scanner.finish();
 }
 
+/** The tree fields and timestamp at the start of a line, as this store and the pi agent write them. */
+const LEADING_TIMESTAMP =
+  /^\{"type":"[^"\\]*","id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),"timestamp":"([^"\\]*)"/;
+
 /** The timestamp of the last entry that has one (looking back at most 16 entries). */
-function lastTimestamp(
-  buffer: Buffer,
-  entries: readonly JsonlStoredEntry[],
-  head: LineHead,
-): string | undefined {
+function lastTimestamp(source: EntrySource, entries: readonly JsonlStoredEntry[]): string | undefined {
   for (let index = entries.length - 1; index >= 0 && index >= entries.length - 16; index--) {
     const entry = entries[index]!;
-    if (readLineHead(buffer, entry.start, entry.end, head, true) && head.timestamp !== undefined)
-      return head.timestamp;
     try {
+      const found = LEADING_TIMESTAMP.exec(source.text(entry.start, Math.min(entry.end, entry.start + 1024)));
+      if (found !== null) return found[1];
       const timestamp = entry.entry().timestamp;
       if (typeof timestamp === "string") return timestamp;
     } catch {

@@ -1,117 +1,110 @@
 /**
- * Reading a session file and scanning it at the same time: the file is read into one buffer in chunks,
- * the next chunk's read (done by libuv's thread pool, on another core) overlapping the scan of the lines
- * already read, so that opening a large session costs little more than reading it.
+ * Opening a session file: its lines are scanned through one bounded window (a buffer reused from open to
+ * open, so its pages are touched once per process, not once per open), and no copy of the file is kept —
+ * entries read their bodies back by offset (see `FileEntrySource`). Only a file that needs a repair or a
+ * migration is read whole, by the caller.
  */
-import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
-import { EntryScanner, parseFile, parseHeaderLine, type ReadFile, type ScanResult } from "./scanner.js";
+import { FileEntrySource } from "./file-entry-source.js";
+import { readInto } from "./file-reads.js";
+import { EntryScanner, parseHeaderLine, type ScanResult } from "./scanner.js";
 
 const NEWLINE = 0x0a;
 
-/** Files up to this size are read with one synchronous read; larger ones chunk by chunk. */
-const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/** The window's size: lines are scanned this many bytes at a time (a longer line grows it for one open). */
+const DEFAULT_WINDOW = 4 * 1024 * 1024;
 
-/**
- * Chunks read at the same time: two thread-pool threads copy (and fault in) the file's pages while the
- * main thread scans — reading is the slower part.
- */
-const READS_IN_FLIGHT = 2;
+/** Windows of the default size free for the next open (one per concurrent open, kept after it). */
+const spareWindows: Buffer[] = [];
 
 /** What {@link readAndScan} returns. */
 export interface ScannedFile {
-  read: ReadFile;
+  header: SessionHeader;
+  /** Byte offset just after the header's newline. */
+  headerEnd: number;
+  /** Bytes read (the file's size when opened, or less when it shrank while being read). */
+  size: number;
   /**
-   * The scan of the whole file, when it could be made while reading: the file is in the current
-   * format and ends with a complete, committed line. Otherwise the caller repairs, migrates or scans
-   * `read` itself.
+   * The scan of the whole file, when the file is in the current format and ends with a complete,
+   * committed line; its entries read their bodies from the file. Otherwise (a torn tail, a batch without
+   * its trailer at the end, an old format) the caller reads the file whole to repair or migrate it.
    */
   scan: ScanResult | undefined;
 }
 
-function readChunk(fd: number, buffer: Buffer, position: number, length: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    read(fd, buffer, position, length, position, (error, bytesRead) =>
-      error ? reject(error) : resolve(bytesRead),
-    );
-  });
-}
-
 /**
- * Reads a session file (as of its size when opened) and scans its entry lines while reading, `chunk`
- * bytes at a time (one synchronous read when the file is no larger).
+ * Reads and scans a session file (as of its size when opened) through a window of `window` bytes.
  *
- * Contract: returns what `parseFile` + `scanEntries` would return for the same bytes; throws what
- * `openSync` throws (`ENOENT` for a missing file) and `SessionCorruptError` for a bad header, like
- * `parseFile`. A file that grows while it is read is read up to its size at the start; one that
- * shrinks, up to where it ends.
+ * Contract: finds what `parseFile` + `scanEntries` find for the same bytes (entries, offsets, line
+ * numbers, warnings, totals); throws what `openSync` throws (`ENOENT` for a missing file) and
+ * `SessionCorruptError` for a bad header, like `parseFile`. A file that grows while it is read is read
+ * up to its size at the start; one that shrinks, up to where it ends. Memory: the window, grown only to
+ * hold a line longer than it.
  */
 export async function readAndScan(
   path: string,
   sessionId: string,
-  chunk = DEFAULT_CHUNK,
+  window = DEFAULT_WINDOW,
 ): Promise<ScannedFile> {
   const fd = openSync(path, "r");
-  let buffer: Buffer;
-  let scanner: EntryScanner | undefined;
-  let headerSeen = false;
-  const reads: { position: number; length: number; done: Promise<number> }[] = [];
+  const pooled = window === DEFAULT_WINDOW;
+  let buffer = (pooled ? spareWindows.pop() : undefined) ?? Buffer.allocUnsafeSlow(Math.max(1, window));
+  const own = buffer;
   try {
-    const size = fstatSync(fd).size;
-    buffer = Buffer.allocUnsafe(size);
-    let filled = 0;
-    if (size <= chunk) filled = readFully(fd, buffer, 0, size);
-    else {
-      let issued = 0;
-      const issue = (): void => {
-        while (reads.length < READS_IN_FLIGHT && issued < size) {
-          const length = Math.min(chunk, size - issued);
-          reads.push({ position: issued, length, done: readChunk(fd, buffer, issued, length) });
-          issued += length;
-        }
-      };
-      issue();
-      for (let read = reads[0]; read !== undefined; read = reads[0]) {
-        let bytesRead = await read.done;
-        reads.shift();
-        if (bytesRead > 0 && bytesRead < read.length) {
-          bytesRead += readFully(fd, buffer, read.position + bytesRead, read.length - bytesRead);
-        }
-        filled = read.position + bytesRead;
-        if (bytesRead < read.length) break; // The file ended early (it shrank): stop there.
-        issue();
-        // Scan the complete lines read so far while the next chunks are on their way.
-        const lastNewline = buffer.lastIndexOf(NEWLINE, filled - 1);
-        if (lastNewline < 0) continue;
-        if (!headerSeen) {
-          headerSeen = true;
-          const { header, headerEnd } = parseHeaderLine(sessionId, buffer.subarray(0, filled));
-          if (header.id === sessionId && !needsMigration(header)) {
-            scanner = new EntryScanner(sessionId, buffer, headerEnd);
-          }
-        }
-        scanner?.scanTo(lastNewline + 1);
-      }
+    const stat = fstatSync(fd);
+    const size = stat.size;
+    /** File offset of `buffer[0]`, and bytes of the file in the buffer. */
+    let base = 0;
+    let filled = readInto(fd, buffer, 0, Math.min(buffer.length, size), 0);
+    // The header line must be whole in the window.
+    while (buffer.subarray(0, filled).indexOf(NEWLINE) < 0 && filled === buffer.length && filled < size) {
+      buffer = grow(buffer, filled);
+      filled += readInto(fd, buffer, filled, Math.min(buffer.length, size) - filled, filled);
     }
-    if (filled < size) buffer = buffer.subarray(0, filled);
+    const { header, headerEnd } = parseHeaderLine(sessionId, buffer.subarray(0, filled));
+    if (header.id !== sessionId) {
+      throw new SessionCorruptError(
+        sessionId,
+        `the header names session "${header.id}" (the file was renamed?)`,
+      );
+    }
+    if (needsMigration(header)) return { header, headerEnd, size, scan: undefined };
+
+    const scanner = new EntryScanner(
+      new FileEntrySource(sessionId, path, { dev: stat.dev, ino: stat.ino }),
+      headerEnd,
+    );
+    for (;;) {
+      const lastNewline = filled > 0 ? buffer.lastIndexOf(NEWLINE, filled - 1) : -1;
+      if (lastNewline >= 0 && base + lastNewline + 1 > scanner.scanned) {
+        scanner.scanWindow(buffer, base, base + lastNewline + 1);
+      }
+      const end = base + filled;
+      if (end >= size) break;
+      // Keep the unscanned rest of the window (a line not complete yet) and read on after it.
+      const rest = end - scanner.scanned;
+      if (rest >= buffer.length) buffer = grow(buffer, filled);
+      buffer.copyWithin(0, filled - rest, filled);
+      base = end - rest;
+      filled = rest;
+      const read = readInto(fd, buffer, filled, Math.min(buffer.length - filled, size - end), end);
+      if (read === 0) break; // The file shrank while being read.
+      filled += read;
+    }
+    const end = base + filled;
+    if (scanner.scanned < end || scanner.inBatch) return { header, headerEnd, size: end, scan: undefined };
+    return { header, headerEnd, size: end, scan: scanner.finish() };
   } finally {
-    // Never close the descriptor under a read still in flight.
-    await Promise.allSettled(reads.map((read) => read.done));
     closeSync(fd);
+    if (pooled && spareWindows.length < 4) spareWindows.push(own);
   }
-  const file = parseFile(sessionId, buffer);
-  if (file.committedEnd < buffer.length || needsMigration(file.header))
-    return { read: file, scan: undefined };
-  scanner ??= new EntryScanner(sessionId, buffer, file.headerEnd);
-  scanner.scanTo(file.committedEnd);
-  return { read: file, scan: scanner.finish() };
 }
 
-/** Reads `length` bytes at `position` synchronously (fewer at the end of the file); returns how many. */
-function readFully(fd: number, buffer: Buffer, position: number, length: number): number {
-  let filled = 0;
-  for (let bytesRead = 1; filled < length && bytesRead > 0; filled += bytesRead) {
-    bytesRead = readSync(fd, buffer, position + filled, length - filled, position + filled);
-  }
-  return filled;
+/** A buffer twice as large holding the first `filled` bytes of `buffer`. */
+function grow(buffer: Buffer, filled: number): Buffer {
+  const larger = Buffer.allocUnsafe(buffer.length * 2);
+  buffer.copy(larger, 0, 0, filled);
+  return larger;
 }

@@ -1,14 +1,33 @@
 /**
- * An entry of a session file whose body is parsed on demand: the scanner records where its line
- * is in the file's buffer, and `entry()` parses that slice once.
+ * An entry of a session file whose body is parsed on demand: the scanner records where its line is in
+ * the file, and `entry()` reads that range back (through its {@link EntrySource}) and parses it once.
  */
 import type { SessionEntry, StoredEntry } from "@arbor/session-store";
 import { parseEntryText } from "@arbor/session-store/backend";
 
-/** The buffer a session was read from, shared by its entries. */
+/** Where a session's entry lines are read back from, shared by its entries. */
 export interface EntrySource {
   readonly sessionId: string;
-  readonly buffer: Buffer;
+  /**
+   * The text of the bytes `[start, end)` of the session file.
+   *
+   * Contract: throws `SessionCorruptError` when those bytes can no longer be read as they were scanned
+   * (the file was replaced or cut shorter since).
+   */
+  text(start: number, end: number): string;
+}
+
+/** An {@link EntrySource} over bytes held in memory (a file read whole, a migrated copy, a tail). */
+export class BufferEntrySource implements EntrySource {
+  constructor(
+    readonly sessionId: string,
+    private readonly buffer: Buffer,
+  ) {}
+
+  text(start: number, end: number): string {
+    // No encoding argument: Buffer#toString goes straight to its UTF-8 decoder.
+    return this.buffer.toString(undefined, start, end);
+  }
 }
 
 /** A {@link StoredEntry} backed by a line of a session file. */
@@ -24,7 +43,7 @@ export class JsonlStoredEntry implements StoredEntry {
     readonly id: string,
     readonly parentId: string | null,
     private readonly source: EntrySource,
-    /** Byte offset of the line in the session's buffer. */
+    /** Byte offset of the line in the file. */
     readonly start: number,
     /** Byte offset after the line's last `}`. */
     readonly end: number,
@@ -38,13 +57,12 @@ export class JsonlStoredEntry implements StoredEntry {
    * The full entry, unknown fields included.
    *
    * Contract: parses the line at most once and returns the same object on every call; throws
-   * `SessionCorruptError` (naming the line) when the line is not valid JSON or disagrees with the tree
-   * fields the scanner read.
+   * `SessionCorruptError` (naming the line) when the line is not valid JSON, disagrees with the tree
+   * fields the scanner read, or can no longer be read back (see {@link EntrySource.text}).
    */
   entry(): SessionEntry {
     if (this.parsed !== undefined) return this.parsed;
-    // No encoding argument: Buffer#toString goes straight to its UTF-8 decoder.
-    const text = this.source.buffer.toString(undefined, this.start, this.end);
+    const text = this.source.text(this.start, this.end);
     this.parsed = parseEntryText(this.source.sessionId, text, this, `line ${this.lineNumber}`);
     return this.parsed;
   }

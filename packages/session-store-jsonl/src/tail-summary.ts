@@ -2,31 +2,25 @@
  * A session's totals (last entry, last activity, message count, name) read from the header and the
  * tail of its file: the last batch trailer holds them, and only lines written after it (by another
  * program such as the pi agent) are counted one by one. A file with no trailer near its end (one
- * the pi agent wrote) is counted line by line in bounded chunks.
+ * the pi agent wrote) is counted in one forward pass with bounded memory (`countForward`), or, for a
+ * listing, left partial: its last entry's id and timestamp come from its last lines.
  */
 import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import {
   BATCH_LINE_MARK,
-  countEntry,
   decodeTrailer,
   emptyTally,
   type SessionTally,
   TRAILER_PREFIX,
-  tallyOfTrailer,
 } from "./batch-format.js";
-import { forEachLine, readAt, TailWindow, WindowLimitReached } from "./file-reads.js";
+import { readAt } from "./file-reads.js";
+import { countForward } from "./line-count.js";
 import { createLineHead, readLineHead } from "./line-head.js";
 import { parseHeaderLine } from "./scanner.js";
 
 const NEWLINE = 0x0a;
 const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
 
-/** The first tail read, in bytes. */
-const INITIAL_WINDOW = 16 * 1024;
-/** How far back a trailer is looked for before the file is counted from its start instead. */
-const WINDOW_CAP = 4 * 1024 * 1024;
-/** Chunk size of a forward count. */
-const CHUNK = 1024 * 1024;
 /** Largest header line accepted. */
 const MAX_HEADER = 1024 * 1024;
 
@@ -61,7 +55,9 @@ export interface TailSummary {
 }
 
 /**
- * Summarizes a session file of `size` bytes from its tail.
+ * Summarizes a session file of `size` bytes from its tail: the last trailer within the last
+ * {@link TAIL_BYTES} holds the totals, and only the lines after it are counted; a file without one there
+ * (the pi agent writes none) is counted from `floor` in one bounded pass (see `countForward`).
  *
  * `base` is a known state (the totals at a byte offset this store wrote or read up to); only bytes
  * after it are read. Without it, the floor is the end of the header.
@@ -75,122 +71,107 @@ export function summarizeTail(
   const floor = base?.offset ?? headerEnd;
   if (size <= floor)
     return { tally: { ...(base?.tally ?? emptyTally()) }, committedEnd: Math.min(size, floor) };
-  const window = new TailWindow(fd, floor, size, INITIAL_WINDOW, WINDOW_CAP);
-  let committedEnd = size;
-  let committedKnown = false;
-  let countFrom = floor;
-  let tally: SessionTally = { ...(base?.tally ?? emptyTally()) };
-  try {
-    committedEnd = committedEndOf(window, size, floor);
-    committedKnown = true;
-    // Walk back over complete lines to the last trailer; count forward from there.
-    let lineEnd = committedEnd;
-    while (lineEnd > floor) {
-      const lineStart = window.lastNewlineBefore(lineEnd - 1) + 1;
-      if (startsWithTrailer(window, lineStart, lineEnd)) {
-        const trailer = decodeTrailer(
-          window
-            .slice(lineStart, lineEnd - 1)
-            .toString("utf8")
-            .trimEnd(),
-        );
-        if (trailer !== undefined) {
-          tally = trailer;
-          countFrom = lineEnd;
-          break;
-        }
-      }
-      lineEnd = lineStart;
-    }
-  } catch (error) {
-    if (!(error instanceof WindowLimitReached)) throw error;
-    // No trailer within reach: count from the floor. The committed end still needs the tail.
-    if (!committedKnown) committedEnd = committedEndByScan(fd, floor, size);
-  }
-  if (countFrom < committedEnd) tally = countLines(fd, countFrom, committedEnd, tally);
-  return { tally, committedEnd };
+  const { trailer } = readTail(fd, floor, size);
+  if (trailer !== undefined) return countForward(fd, trailer.end, size, trailer.tally);
+  return countForward(fd, floor, size, base?.tally ?? emptyTally());
 }
 
-function startsWithTrailer(window: TailWindow, lineStart: number, lineEnd: number): boolean {
-  if (lineEnd - lineStart <= TRAILER_BYTES.length) return false;
-  const head = window.slice(lineStart, lineStart + TRAILER_BYTES.length);
-  return head.equals(TRAILER_BYTES);
-}
-
-function committedEndOf(window: TailWindow, size: number, floor: number): number {
-  let end = size;
-  if (window.byteAt(end - 1) !== NEWLINE) end = window.lastNewlineBefore(end) + 1;
-  while (end > floor) {
-    const before = window.byteAt(end - 2);
-    const mark = before === 0x0d ? window.byteAt(end - 3) : before;
-    if (mark !== BATCH_LINE_MARK) break;
-    end = window.lastNewlineBefore(end - 1) + 1;
-  }
-  return Math.max(end, floor);
-}
-
-/** The committed end found by a forward pass (for tails too long for the window). */
-function committedEndByScan(fd: number, floor: number, size: number): number {
-  let committed = floor;
-  let offset = floor;
-  forEachLine(fd, floor, size, CHUNK, (buffer, lineStart, lineEnd, newline) => {
-    const length = lineEnd - lineStart + (newline ? 1 : 0);
-    offset += length;
-    if (!newline) return;
-    const mark = buffer[lineEnd - 1] === 0x0d ? buffer[lineEnd - 2] : buffer[lineEnd - 1];
-    if (mark !== BATCH_LINE_MARK) committed = offset;
-  });
-  return committed;
+/** What {@link peekTail} found: the totals, or (without a trailer near the end) only the last entry's. */
+export interface TailPeek {
+  tally: SessionTally;
+  /**
+   * False when only `lastEntryId` and `updatedAt` are known (from the last lines): the counts and the
+   * name need {@link summarizeTail}'s full pass.
+   */
+  complete: boolean;
 }
 
 /**
- * Counts the entry lines of `[start, end)` onto `base` (the range ends at a line boundary). Entries
- * of a batch whose trailer is missing are not counted; lines that are not entries are ignored.
+ * The totals of a session file read from its last {@link TAIL_BYTES} only: a trailer there gives them
+ * all; otherwise the last committed entry lines give `lastEntryId` and `updatedAt` (`complete: false`).
+ * A file whose last line alone outgrows the tail is summarized in full (one bounded pass).
  */
-export function countLines(fd: number, start: number, end: number, base: SessionTally): SessionTally {
-  let tally = { ...base };
-  let pending: SessionTally | undefined;
+export function peekTail(fd: number, size: number, headerEnd: number): TailPeek {
+  if (size <= headerEnd) return { tally: emptyTally(), complete: true };
+  const tail = readTail(fd, headerEnd, size);
+  const { trailer } = tail;
+  if (trailer !== undefined) {
+    return { tally: countForward(fd, trailer.end, size, trailer.tally).tally, complete: true };
+  }
+  const { bytes, start } = tail;
+  // The committed lines: not a torn last line, not a run of batch lines without their trailer.
+  let end = bytes.lastIndexOf(NEWLINE) + 1;
   const head = createLineHead();
-  forEachLine(fd, start, end, CHUNK, (buffer, lineStart, lineEnd) => {
-    const marked = buffer[lineEnd - 1] === BATCH_LINE_MARK;
-    let contentEnd = lineEnd;
-    while (contentEnd > lineStart && (buffer[contentEnd - 1] === 0x09 || buffer[contentEnd - 1] === 0x0d))
+  const tally = emptyTally();
+  let lines = 0;
+  while (end > 0 && lines < 16) {
+    const lineStart = end >= 2 ? bytes.lastIndexOf(NEWLINE, end - 2) + 1 : 0;
+    if (lineStart === 0 && start > headerEnd) break; // The line may begin before the tail.
+    let contentEnd = end - 1;
+    const marked = bytes[contentEnd - 1] === BATCH_LINE_MARK;
+    while (contentEnd > lineStart && (bytes[contentEnd - 1] === 0x09 || bytes[contentEnd - 1] === 0x0d))
       contentEnd--;
-    if (contentEnd === lineStart) return;
-    let type: string;
-    let id: string;
-    let timestamp: unknown;
-    let name: unknown;
-    if (
-      readLineHead(buffer, lineStart, contentEnd, head, true) &&
-      head.type !== "session" &&
-      head.type !== "session_info"
-    ) {
-      type = head.type;
-      id = head.id;
-      timestamp = head.timestamp;
-    } else {
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(buffer.toString("utf8", lineStart, contentEnd)) as Record<string, unknown>;
-      } catch {
-        if (!marked && pending !== undefined) [tally, pending] = [pending, undefined];
-        return;
+    end = lineStart;
+    if (marked && tally.lastEntryId === null) continue; // Uncommitted (no trailer after it).
+    if (contentEnd === lineStart) continue;
+    lines++;
+    if (readLineHead(bytes, lineStart, contentEnd, head, true) && head.type !== "session") {
+      tally.lastEntryId ??= head.id;
+      if (head.timestamp !== undefined) {
+        tally.updatedAt = head.timestamp;
+        return { tally, complete: false };
       }
-      if (typeof value !== "object" || value === null) return;
-      if (value.type === "session") {
-        if (tallyOfTrailer(value) !== undefined) pending = undefined;
-        return;
-      }
-      if (typeof value.type !== "string" || typeof value.id !== "string") return;
-      type = value.type;
-      id = value.id;
-      timestamp = value.timestamp;
-      name = value.name;
     }
-    if (marked) pending ??= { ...tally };
-    else if (pending !== undefined) [tally, pending] = [pending, undefined];
-    countEntry(tally, type, id, timestamp, name);
-  });
-  return pending ?? tally;
+  }
+  // No entry line with a timestamp in reach: count it all.
+  return { tally: summarizeTail(fd, size, headerEnd).tally, complete: true };
+}
+
+/** Bytes read from the end of a file to find its last trailer. */
+export const TAIL_BYTES = 64 * 1024;
+
+/** The first tail read: an Arbor-written file ends with its trailer, far shorter. */
+const FIRST_TAIL_BYTES = 16 * 1024;
+
+interface Tail {
+  /** The last bytes of `[floor, size)` read (at most {@link TAIL_BYTES}), from file offset `start`. */
+  bytes: Buffer;
+  start: number;
+  trailer: { tally: SessionTally; end: number } | undefined;
+}
+
+/** The last trailer of `[floor, size)` within its last {@link TAIL_BYTES} (16 KB read first). */
+function readTail(fd: number, floor: number, size: number): Tail {
+  let start = Math.max(floor, size - FIRST_TAIL_BYTES);
+  let bytes = readAt(fd, start, size - start, true);
+  let trailer = lastTrailer(bytes, start, start === floor);
+  if (trailer === undefined && start > floor) {
+    start = Math.max(floor, size - TAIL_BYTES);
+    bytes = readAt(fd, start, size - start, true);
+    trailer = lastTrailer(bytes, start, start === floor);
+  }
+  return { bytes, start, trailer };
+}
+
+/**
+ * The last trailer among the complete lines of `bytes` (the file's bytes from offset `start`): its
+ * totals and the file offset after its line. A line cut by the start of `bytes` is not looked at.
+ */
+function lastTrailer(
+  bytes: Buffer,
+  start: number,
+  startsLine: boolean,
+): { tally: SessionTally; end: number } | undefined {
+  let position = bytes.length;
+  for (;;) {
+    const trailer = bytes.lastIndexOf(TRAILER_BYTES, position - 1);
+    if (trailer < 0) return undefined;
+    position = trailer;
+    // Byte 0 starts a line only when the bytes start at the floor (a line boundary).
+    if (trailer > 0 ? bytes[trailer - 1] !== NEWLINE : !startsLine) continue;
+    const lineEnd = bytes.indexOf(NEWLINE, trailer);
+    if (lineEnd < 0) continue; // Torn.
+    const tally = decodeTrailer(bytes.toString("utf8", trailer, lineEnd).trimEnd());
+    if (tally !== undefined) return { tally, end: start + lineEnd + 1 };
+  }
 }

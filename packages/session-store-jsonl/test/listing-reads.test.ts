@@ -13,7 +13,7 @@ vi.mock("node:fs", async (importOriginal) => {
     return count;
   }) as typeof actual.readSync;
   const readFileSync = ((...args: Parameters<typeof actual.readFileSync>) => {
-    reads.wholeFiles += 1;
+    if (String(args[0]).endsWith(".jsonl")) reads.wholeFiles += 1;
     return actual.readFileSync(...args);
   }) as typeof actual.readFileSync;
   return { ...actual, default: { ...actual, readSync, readFileSync }, readSync, readFileSync };

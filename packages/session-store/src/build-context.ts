@@ -81,6 +81,34 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
  * rest of the session; costs O(entries on the path since the latest compaction + its kept span).
  */
 export function buildSessionContext(index: SessionIndex, leafId: string | null): SessionContext {
+  // The context of a leaf never changes (entries are only appended): the last one built is reused, so
+  // that the path is walked and its tool pairs repaired once, however often it is asked for.
+  const leafOrder = leafId === null ? undefined : index.orderOf(leafId);
+  const cached = lastBuilt.get(index);
+  if (cached !== undefined && leafOrder !== undefined && cached.leaf === leafOrder)
+    return copyContext(cached.context);
+  const built = buildUncached(index, leafId);
+  if (leafOrder !== undefined) lastBuilt.set(index, { leaf: leafOrder, context: copyContext(built) });
+  return built;
+}
+
+/** The last context built per index, by its leaf's order. */
+const lastBuilt = new WeakMap<SessionIndex, { leaf: number; context: SessionContext }>();
+
+/** A context whose arrays are the caller's own (the messages are shared). */
+function copyContext(context: SessionContext): SessionContext {
+  const copy: SessionContext = {
+    ...context,
+    messages: [...context.messages],
+    entryIds: [...context.entryIds],
+    repairs: [...context.repairs],
+  };
+  if (context.activeToolNames !== undefined) copy.activeToolNames = [...context.activeToolNames];
+  if (context.model !== undefined) copy.model = { ...context.model };
+  return copy;
+}
+
+function buildUncached(index: SessionIndex, leafId: string | null): SessionContext {
   const context: SessionContext = {
     messages: [],
     entryIds: [],

@@ -212,6 +212,11 @@ export class SessionIndex {
     }
   }
 
+  /** The entry when it was parsed already (nothing is parsed here). */
+  parsedEntry(order: number): SessionEntry | undefined {
+    return this.values[order];
+  }
+
   /**
    * The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read (an
    * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}).

@@ -19,6 +19,7 @@ import {
 import { SessionEntryNotFoundError, UnsupportedSessionVersionError } from "./errors.js";
 import { forkSession } from "./fork.js";
 import { generateEntryId, generateSessionId } from "./ids.js";
+import { lazyEntry } from "./lazy-entry.js";
 import type { StoredMessage } from "./message-schemas.js";
 import { NONE, SessionIndex } from "./session-index.js";
 import type {
@@ -185,16 +186,14 @@ export class Session {
   }
 
   /**
-   * The entries from the root to `leafId` (default: the current leaf), every one parsed (unreadable
-   * ones left out). For the model's context use {@link buildContext}, which reads far less.
+   * The entries from the root to `leafId` (default: the current leaf). A walk of the index: an entry not
+   * read yet is handed out unparsed, its `type`, `id` and `parentId` answered by the index, and is parsed
+   * on first access to any other field (an unreadable one then shows only those three fields). For the
+   * model's context use {@link buildContext}, which reads far less.
    */
   getBranch(leafId: string | null = this.leafId): SessionEntry[] {
-    const entries: SessionEntry[] = [];
-    for (const ref of this.getPath(leafId)) {
-      const entry = ref.entry();
-      if (entry !== undefined) entries.push(entry);
-    }
-    return entries;
+    if (leafId === null) return [];
+    return this.index.path(this.nodeOf(leafId)).map((order) => lazyEntry(this.index, order));
   }
 
   /**

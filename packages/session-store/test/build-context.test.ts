@@ -328,3 +328,25 @@ describe("convertSessionMessagesToLlm", () => {
     expect(JSON.stringify(converted[5]?.content)).toContain("exited with code 2");
   });
 });
+
+describe("a context built again", () => {
+  it("is reused for the same leaf (the caller's arrays are its own) and rebuilt for a new one", async () => {
+    const session = await Session.create(new MemorySessionStore(), { cwd: "/", now: tickingClock() });
+    session.appendMessage(user("read it"));
+    session.appendMessage(assistant([call("c1")]));
+    session.appendMessage(user("never answered"));
+    const first = session.buildContext();
+    expect(first.repairs.map((repair) => repair.kind)).toEqual(["missing_tool_result"]);
+    const second = session.buildContext();
+    expect(second).toEqual(first);
+    expect(second.messages).not.toBe(first.messages);
+    expect(second.messages[0]).toBe(first.messages[0]);
+    first.messages.length = 0;
+    first.repairs.length = 0;
+    expect(session.buildContext()).toEqual(second);
+    const leaf = session.leafId;
+    session.appendMessage(assistant("done"));
+    expect(session.buildContext().messages).toHaveLength(second.messages.length + 1);
+    expect(session.buildContext(leaf)).toEqual(second);
+  });
+});

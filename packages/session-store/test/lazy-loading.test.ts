@@ -119,4 +119,29 @@ describe("opening and building a context read only what they need", () => {
     }
     expect(sizes[0]).toBe(sizes[1]);
   });
+
+  it("getBranch walks the index: it parses no entry until a body field is read", async () => {
+    const built = await buildStoredSession(50);
+    const session = await Session.open(built.store, built.id);
+    built.store.reset();
+    const branch = session.getBranch();
+    expect(branch.length).toBeGreaterThan(150);
+    // The tree fields come from the index.
+    expect(branch.map((entry) => entry.id)).toEqual(session.getPath().map((ref) => ref.id));
+    expect(branch.every((entry, index) => index === 0 || entry.parentId === branch[index - 1]!.id)).toBe(
+      true,
+    );
+    expect(branch.some((entry) => entry.type === "compaction")).toBe(true);
+    expect(built.store.parsedIds().size).toBe(0);
+    // A body field parses that entry alone, once; the object then behaves as the parsed entry.
+    const last = branch.at(-1)!;
+    expect(last.type === "message" && last.message.role).toBe("user");
+    expect([...built.store.parsedIds()]).toEqual([last.id]);
+    expect(JSON.parse(JSON.stringify(last))).toEqual(session.getEntry(last.id));
+    expect({ ...last }).toEqual(session.getEntry(last.id));
+    expect("timestamp" in last).toBe(true);
+    expect(built.store.parsedIds().size).toBe(1);
+    // Entries read before are the session's own objects.
+    expect(session.getBranch().at(-1)).toBe(session.getEntry(last.id));
+  });
 });

@@ -1,0 +1,165 @@
+/**
+ * Counting the entry lines of a byte range of a session file in one forward pass with bounded memory:
+ * one reused chunk buffer, and of a line longer than a chunk only its first bytes (its tree fields) and
+ * its last bytes (the batch mark) — never the line itself, unless its tree fields are not written the
+ * usual way (then that one line is read whole, once). Linear in the bytes read, whatever the lines'
+ * lengths.
+ */
+import { countEntry, type SessionTally, tallyOfTrailer } from "./batch-format.js";
+import { readInto } from "./file-reads.js";
+import { createLineHead, readLineHead } from "./line-head.js";
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
+const CR = 0x0d;
+const CLOSE_BRACE = 0x7d;
+
+/** Chunk size of the pass. */
+const CHUNK = 1024 * 1024;
+/** Bytes kept of the start of a line longer than a chunk (its tree fields are far shorter). */
+const HEAD = 4096;
+
+let sharedChunk: Buffer | undefined;
+
+/** What {@link countForward} found. */
+export interface ForwardCount {
+  /** `base` plus the entries of the range (a batch without its trailer at the end not counted). */
+  tally: SessionTally;
+  /** End of the last committed line: before a torn last line and a batch without its trailer. */
+  committedEnd: number;
+}
+
+/**
+ * Counts the entry lines of `[start, end)` of a file onto `base` (see the module comment). Lines that
+ * are not entries are ignored; the entries of a batch whose trailer is missing are not counted.
+ *
+ * Contract: synchronous (the chunk buffer is shared); reads each byte of the range once, except a long
+ * line whose tree fields need JSON.parse.
+ */
+export function countForward(fd: number, start: number, end: number, base: SessionTally): ForwardCount {
+  sharedChunk ??= Buffer.allocUnsafeSlow(CHUNK);
+  const chunk = sharedChunk;
+  const head = createLineHead();
+  let tally: SessionTally = { ...base };
+  let pending: SessionTally | undefined;
+  let committedEnd = start;
+
+  /** One line: `bytes[0, length)` holds its start (all of it unless `whole` is false). */
+  const line = (bytes: Buffer, length: number, lineStart: number, lineEnd: number, last: number[]) => {
+    // `last` holds the line's final bytes before the newline (up to 3), oldest first.
+    let trim = last.length;
+    while (trim > 0 && (last[trim - 1] === TAB || last[trim - 1] === CR)) trim--;
+    const marked = last.at(-1) === TAB || (last.at(-1) === CR && last.at(-2) === TAB);
+    const contentLength = lineEnd - lineStart - (last.length - trim);
+    if (contentLength <= 0) return;
+    const whole = length >= contentLength;
+    const lastContent = trim > 0 ? last[trim - 1] : undefined;
+    let type: string | undefined;
+    let id = "";
+    let timestamp: unknown;
+    let name: unknown;
+    if (lastContent === CLOSE_BRACE) {
+      const headBytes = whole ? bytes : closedHead(bytes, length);
+      const headEnd = whole ? contentLength : length + 1;
+      if (
+        readLineHead(headBytes, 0, headEnd, head, true) &&
+        head.type !== "session" &&
+        head.type !== "session_info"
+      ) {
+        type = head.type;
+        id = head.id;
+        timestamp = head.timestamp;
+      }
+    }
+    if (type === undefined) {
+      const text = whole ? bytes.toString("utf8", 0, contentLength) : readLine(fd, lineStart, contentLength);
+      let value: Record<string, unknown>;
+      try {
+        value = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        if (!marked && pending !== undefined) [tally, pending] = [pending, undefined];
+        if (!marked) committedEnd = lineEnd + 1;
+        return;
+      }
+      if (!marked) committedEnd = lineEnd + 1;
+      if (typeof value !== "object" || value === null) return;
+      if (value.type === "session") {
+        if (tallyOfTrailer(value) !== undefined) pending = undefined;
+        return;
+      }
+      if (typeof value.type !== "string" || typeof value.id !== "string") return;
+      type = value.type;
+      id = value.id;
+      timestamp = value.timestamp;
+      name = value.name;
+    } else if (!marked) committedEnd = lineEnd + 1;
+    if (marked) pending ??= { ...tally };
+    else if (pending !== undefined) [tally, pending] = [pending, undefined];
+    countEntry(tally, type, id, timestamp, name);
+  };
+
+  let position = start; // File offset of chunk[0].
+  let filled = 0;
+  let longHead: Buffer | undefined; // The start of a line longer than a chunk, while skipping to its end.
+  let longStart = 0;
+  let last: number[] = [];
+  while (position + filled < end) {
+    const read = readInto(
+      fd,
+      chunk,
+      filled,
+      Math.min(chunk.length - filled, end - position - filled),
+      position + filled,
+    );
+    if (read === 0) break;
+    filled += read;
+    let lineStart = 0;
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, lineStart);
+      if (newline < 0 || newline >= filled) break;
+      if (longHead !== undefined) {
+        last = [...last, ...chunk.subarray(Math.max(0, newline - 3), newline)].slice(-3);
+        line(longHead, longHead.length, longStart, position + newline, last);
+        longHead = undefined;
+      } else {
+        last = [...chunk.subarray(Math.max(lineStart, newline - 3), newline)];
+        line(chunk.subarray(lineStart), newline - lineStart, position + lineStart, position + newline, last);
+      }
+      lineStart = newline + 1;
+    }
+    if (longHead !== undefined) {
+      // Still inside the long line: remember its last bytes, drop the chunk.
+      last = [...last, ...chunk.subarray(Math.max(0, filled - 3), filled)].slice(-3);
+      position += filled;
+      filled = 0;
+    } else if (lineStart === 0 && filled === chunk.length) {
+      // A line longer than a chunk: keep its head and skip on to its newline.
+      longHead = Buffer.from(chunk.subarray(0, HEAD));
+      longStart = position;
+      last = [...chunk.subarray(filled - 3, filled)];
+      position += filled;
+      filled = 0;
+    } else {
+      chunk.copyWithin(0, lineStart, filled);
+      position += lineStart;
+      filled -= lineStart;
+    }
+  }
+  // Whatever is left has no newline: a torn line, not committed.
+  return { tally: pending ?? tally, committedEnd };
+}
+
+/** The first `length` bytes of a line followed by `}`, so that its tree fields can be read alone. */
+function closedHead(bytes: Buffer, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length + 1);
+  bytes.copy(out, 0, 0, length);
+  out[length] = CLOSE_BRACE;
+  return out;
+}
+
+/** One whole line (its tree fields could not be read from its start alone). */
+function readLine(fd: number, start: number, length: number): string {
+  const bytes = Buffer.allocUnsafe(length);
+  readInto(fd, bytes, 0, length, start);
+  return bytes.toString("utf8");
+}
