@@ -3,6 +3,14 @@
  * harness session (transcript items, live and footer slices, usage totals, queues), entry views, tree rows,
  * one-line previews and tool-call lines, and the HTML, Markdown and JSONL exporters.
  */
+
+export {
+  type ContextBreakdown,
+  type ContextBreakdownInput,
+  type ContextCategory,
+  type ContextCategoryKind,
+  contextBreakdown,
+} from "./context-breakdown.js";
 export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,
@@ -42,6 +50,13 @@ export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
 export {
+  type GraphNode,
+  type GraphNodeKind,
+  type SessionGraph,
+  type SessionGraphOptions,
+  sessionGraph,
+} from "./session-graph.js";
+export {
   type AttachOptions,
   GENERATION_SIZE,
   MOVE_REPLAY_LIMIT,
@@ -51,6 +66,7 @@ export {
   type SessionViewSnapshot,
   STREAM_FRAME_MS,
 } from "./session-view-model.js";
+export { type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
 export {
   safeJson,
   type ToolArgumentStyle,
