@@ -66,7 +66,7 @@ export {
   type SessionViewSnapshot,
   STREAM_FRAME_MS,
 } from "./session-view-model.js";
-export { type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
+export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
 export {
   safeJson,
   type ToolArgumentStyle,

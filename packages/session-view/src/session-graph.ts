@@ -5,9 +5,9 @@
  * model sees it (the context), which compaction covers it or which branch summary stands for it, and
  * whether it is a failed response. Only the nodes shown are parsed.
  */
-import type { Session, SessionEntry, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
+import type { Session, SessionEntry, SessionEntryRef } from "@arbor/session-store";
 import { type EntryKind, previewView, viewEntry } from "./entry-view.js";
-import { summaryCoverage } from "./summary-coverage.js";
+import { entryRefs, summaryCoverage } from "./summary-coverage.js";
 import { treeRuns } from "./tree-walk.js";
 
 /** What a graph node shows: an entry's kind, or `run` for a collapsed stretch of entries. */
@@ -71,18 +71,6 @@ function isFailed(entry: SessionEntry | undefined): boolean {
   return message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted");
 }
 
-/** Every ref of a tree, parents before children (iteratively: a long chain must not overflow the stack). */
-function allRefs(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
-  const out: SessionTreeNode[] = [];
-  const stack = [...roots].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    out.push(node);
-    for (let index = node.children.length - 1; index >= 0; index--) stack.push(node.children[index]!);
-  }
-  return out;
-}
-
 /**
  * The graph of a session (see the module comment). A stretch is collapsed only when none of its entries
  * is a summary, labelled, the leaf, among the last `recentEntries` of the path, or expanded; a run's
@@ -98,7 +86,7 @@ export function sessionGraph(session: Session, options: SessionGraphOptions = {}
   const previewChars = options.previewChars ?? 80;
   const leafId = session.leafId;
   const roots = session.getTree();
-  const refs = allRefs(roots);
+  const refs = entryRefs(roots);
   const path = session.getPath();
   const onPath = new Set(path.map((ref) => ref.id));
   const recentIds = new Set(path.slice(-recent).map((ref) => ref.id));
