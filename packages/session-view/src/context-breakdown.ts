@@ -2,7 +2,8 @@
  * What fills a model's context, by category: the system prompt, the tool definitions, each compaction
  * summary, branch summaries, the conversation's messages, and tool results (bash executions count as tool
  * results). Every figure is the `chars / 4` estimate of `@arbor/compaction` (`estimateTokens`), the same
- * one the harness adds to the last reported usage; the `total` beside it is the harness's own figure.
+ * one the harness adds to the last reported usage; the `total` beside it is the harness's own figure when
+ * it rests on a reported usage.
  * The CLI's `/context` and the web demo's meter show these numbers.
  */
 import { estimateTokens, tokensOfChars } from "@arbor/compaction";
@@ -37,8 +38,12 @@ export interface ContextBreakdownInput {
   readonly messages: readonly SessionMessage[];
   /** The entry of each message (same index), e.g. `buildContext().entryIds`. */
   readonly entryIds?: readonly string[];
-  /** The harness's estimate of the whole context (`contextUsage().tokens`); default the sum of the rows. */
-  readonly total?: number;
+  /**
+   * The harness's estimate (`contextUsage()`): when `anchored` (it rests on the usage a provider reported,
+   * which counts the system prompt and the tools) its `tokens` is the total; otherwise it counts the
+   * messages only, and the total is the sum of the rows. Default: the sum of the rows.
+   */
+  readonly usage?: { readonly tokens: number; readonly anchored: boolean };
   readonly contextWindow: number;
   /** Compaction runs above this many tokens. */
   readonly compactionThreshold: number;
@@ -50,7 +55,7 @@ export interface ContextBreakdown {
   readonly categories: ContextCategory[];
   /** The sum of the categories' estimates. */
   readonly estimated: number;
-  /** The context size (the input's `total`, else `estimated`). */
+  /** The context size: the anchored usage's tokens, else `estimated`. */
   readonly total: number;
   readonly contextWindow: number;
   readonly compactionThreshold: number;
@@ -116,7 +121,7 @@ export function contextBreakdown(input: ContextBreakdownInput): ContextBreakdown
   push({ kind: "messages", label: plural(messageCount, "messages"), tokens: messages });
   push({ kind: "toolResults", label: plural(resultCount, "tool results"), tokens: results });
   const estimated = categories.reduce((sum, category) => sum + category.tokens, 0);
-  const total = input.total ?? estimated;
+  const total = input.usage?.anchored === true ? input.usage.tokens : estimated;
   return {
     categories,
     estimated,

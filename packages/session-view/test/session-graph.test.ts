@@ -111,5 +111,17 @@ describe("contextBreakdown", () => {
     expect(byKind.get("tools")?.tokens).toBeGreaterThan(0);
     expect(breakdown.total).toBe(breakdown.estimated);
     expect(breakdown.percent).toBeCloseTo(breakdown.total / 10);
+    // A usage the provider reported is the total; an estimate of the messages alone is not.
+    const input = {
+      systemPrompt: "",
+      tools: [],
+      messages: context.messages,
+      contextWindow: 1000,
+      compactionThreshold: 800,
+    };
+    expect(contextBreakdown({ ...input, usage: { tokens: 700, anchored: true } }).total).toBe(700);
+    expect(contextBreakdown({ ...input, usage: { tokens: 5, anchored: false } }).total).toBe(
+      contextBreakdown(input).estimated,
+    );
   });
 });

@@ -128,7 +128,7 @@ const HANDLERS: Handlers = {
       tools: hub.tools.filter((tool) => active.has(tool.name)),
       messages: context.messages,
       entryIds: context.entryIds,
-      total: usage.tokens,
+      usage: { tokens: usage.tokens, anchored: usage.anchored },
       contextWindow: usage.contextWindow,
       compactionThreshold: usage.compactionThreshold,
     });

@@ -19,19 +19,20 @@ import { memo, useEffect, useMemo, useRef } from "react";
 import type { GraphNode } from "./api.js";
 import { type EntryNodeData, layoutGraph } from "./layout.js";
 
+/** A short badge per kind, in glyphs every font has (no emoji: a headless browser may lack the font). */
 const ICONS: Record<string, string> = {
-  user: "👤",
-  assistant: "🤖",
-  toolResult: "🔧",
+  user: "U",
+  assistant: "A",
+  toolResult: "T",
   compaction: "◆",
   branchSummary: "◇",
-  label: "🏷",
-  setting: "⚙",
+  label: "#",
+  setting: "S",
   leaf: "↩",
-  run: "⋯",
+  run: "…",
   bash: "$",
-  custom: "✦",
-  info: "ℹ",
+  custom: "C",
+  info: "i",
 };
 
 const MINIMAP_COLORS: Record<string, string> = {
@@ -70,7 +71,7 @@ const EntryNode = memo(function EntryNode({ data }: NodeProps<Node<EntryNodeData
       title={node.preview}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <span className="icon">{ICONS[node.kind] ?? "•"}</span>
+      <span className="icon">{ICONS[node.kind] ?? "·"}</span>
       <span className="preview">{node.preview}</span>
       {node.label !== undefined && <span className="tag">{node.label}</span>}
       {node.leaf && <span className="tag leaf-tag">leaf</span>}
