@@ -120,6 +120,9 @@ describe("the demo's API and events", () => {
       middle,
     );
     expect(resumed.filter((event) => event.event === "message").map((event) => event.id)[0]).toBe(middle + 1);
+    // A first connection starts at the present: it replays nothing.
+    const fresh = await readEvents(base, token, (got) => got.some((event) => event.event === "hello"));
+    expect(fresh.filter((event) => event.event === "message")).toEqual([]);
   });
 
   test("label, compact, navigate with a summary, edit and re-run, diff, fork and merge", async () => {

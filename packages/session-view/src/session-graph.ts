@@ -87,9 +87,15 @@ export function sessionGraph(session: Session, options: SessionGraphOptions = {}
   const leafId = session.leafId;
   const roots = session.getTree();
   const refs = entryRefs(roots);
-  const path = session.getPath();
-  const onPath = new Set(path.map((ref) => ref.id));
-  const recentIds = new Set(path.slice(-recent).map((ref) => ref.id));
+  // The current path, walked up from the leaf through the refs at hand (no second pass over the session).
+  const byId = new Map<string, SessionEntryRef>();
+  for (const ref of refs) byId.set(ref.id, ref);
+  const onPath = new Set<string>();
+  const recentIds = new Set<string>();
+  for (let id = leafId; id !== null && !onPath.has(id); id = byId.get(id)?.parentId ?? null) {
+    onPath.add(id);
+    if (recentIds.size < recent) recentIds.add(id);
+  }
   const inContext = new Set(session.buildContext().entryIds);
   const coverage = summaryCoverage(refs);
   const nodes: GraphNode[] = [];

@@ -73,9 +73,12 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
+/** The `Last-Event-ID` a reconnecting page sends (-1: none, a first connection). */
 function lastEventIdOf(request: IncomingMessage, url: URL): number {
-  const raw = request.headers["last-event-id"] ?? url.searchParams.get("lastEventId") ?? "";
-  const id = Number(Array.isArray(raw) ? raw[0] : raw);
+  const header = request.headers["last-event-id"];
+  const raw = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get("lastEventId") ?? "";
+  if (raw.trim() === "") return -1;
+  const id = Number(raw);
   return Number.isSafeInteger(id) && id >= 0 ? id : -1;
 }
 
