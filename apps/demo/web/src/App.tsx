@@ -51,6 +51,7 @@ export function App() {
   const expanded = useRef(new Set<string>());
   const sessionId = useRef<string | undefined>(undefined);
   const timer = useRef<number | undefined>(undefined);
+  const opened = useRef(false);
 
   const refresh = useCallback(async () => {
     try {
@@ -111,7 +112,9 @@ export function App() {
       },
       onOpen: () => {
         setConnected(true);
-        scheduleRefresh();
+        // A reconnection may have missed a change of session; the first connection follows the first read.
+        if (opened.current) scheduleRefresh();
+        opened.current = true;
       },
       onError: () => setConnected(false),
     });
@@ -140,6 +143,19 @@ export function App() {
     [graph, refresh],
   );
 
+  const select = useCallback((node: GraphNode, additive: boolean) => {
+    setSelection((current) =>
+      additive && current[0] !== undefined && current[0] !== node.id ? [current[0], node.id] : [node.id],
+    );
+  }, []);
+  const expand = useCallback(
+    (node: GraphNode) => {
+      expanded.current.add(node.entryId);
+      void refresh();
+    },
+    [refresh],
+  );
+
   return (
     <div className="app">
       <header>
@@ -165,17 +181,8 @@ export function App() {
           nodes={nodes}
           selection={selection}
           focusId={focusId}
-          onSelect={(node, additive) => {
-            setSelection((current) =>
-              additive && current[0] !== undefined && current[0] !== node.id
-                ? [current[0], node.id]
-                : [node.id],
-            );
-          }}
-          onExpand={(node) => {
-            expanded.current.add(node.entryId);
-            void refresh();
-          }}
+          onSelect={select}
+          onExpand={expand}
         />
         <NodePanel
           node={selected}

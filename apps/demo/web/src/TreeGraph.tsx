@@ -17,7 +17,7 @@ import {
 } from "@xyflow/react";
 import { memo, useEffect, useMemo, useRef } from "react";
 import type { GraphNode } from "./api.js";
-import { type EntryNodeData, layoutGraph } from "./layout.js";
+import { type EntryNodeData, flowNodes, layoutGraph } from "./layout.js";
 
 /** A short badge per kind, in glyphs every font has (no emoji: a headless browser may lack the font). */
 const ICONS: Record<string, string> = {
@@ -92,12 +92,14 @@ export interface TreeGraphProps {
   onExpand: (node: GraphNode) => void;
 }
 
-/** The graph (see the module comment). */
-export function TreeGraph(props: TreeGraphProps) {
-  const { nodes, edges } = useMemo(
-    () => layoutGraph(props.nodes, props.selection),
-    [props.nodes, props.selection],
+/** The graph (see the module comment); re-renders only when its props change (not on every streamed delta). */
+export const TreeGraph = memo(function TreeGraph(props: TreeGraphProps) {
+  const layout = useMemo(() => layoutGraph(props.nodes), [props.nodes]);
+  const nodes = useMemo(
+    () => flowNodes(props.nodes, layout, props.selection),
+    [props.nodes, layout, props.selection],
   );
+  const edges = layout.edges;
   const byId = useMemo(() => new Map(props.nodes.map((node) => [node.id, node])), [props.nodes]);
   const flow = useRef<ReactFlowInstance<Node<EntryNodeData>> | null>(null);
   useEffect(() => {
@@ -145,4 +147,4 @@ export function TreeGraph(props: TreeGraphProps) {
       </ReactFlow>
     </div>
   );
-}
+});
