@@ -4,6 +4,7 @@
  */
 import { Command, Option } from "commander";
 import { OUTPUT_MODES, parseThinkingLevel, parseToolList, type RawCliOptions } from "./cli-options.js";
+import { addDemoCommand } from "./commands/demo.js";
 import { addEvalCommand } from "./commands/eval-compaction.js";
 import type { CliIo } from "./io.js";
 
@@ -132,6 +133,7 @@ export function createProgram(
     });
 
   addEvalCommand(program, io, (code) => actions.exit(code));
+  addDemoCommand(program, io, (code) => actions.exit(code));
   if (sessions !== undefined) program.addCommand(sessions);
   else program.command("sessions").description("list, show, export, import, compare and merge sessions");
   return program;

@@ -65,6 +65,14 @@ export {
   replaceText,
   submitted,
 } from "./editor-buffer.js";
+
+export {
+  type ContextBreakdown,
+  type ContextBreakdownInput,
+  type ContextCategory,
+  type ContextCategoryKind,
+  contextBreakdown,
+} from "./context-breakdown.js";
 export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,
@@ -105,6 +113,13 @@ export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
 export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
 export {
+  type GraphNode,
+  type GraphNodeKind,
+  type SessionGraph,
+  type SessionGraphOptions,
+  sessionGraph,
+} from "./session-graph.js";
+export {
   type AttachOptions,
   GENERATION_SIZE,
   MOVE_REPLAY_LIMIT,
@@ -113,6 +128,7 @@ export {
   type SessionViewModelOptions,
   STREAM_FRAME_MS,
 } from "./session-view-model.js";
+export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
 export {
   safeJson,
   type ToolArgumentStyle,

@@ -1,0 +1,68 @@
+/**
+ * `arbor demo [--port N] [--tour] [--pace MS]`: the web demo of `@arbor/demo` — the session tree, live, in a
+ * browser on 127.0.0.1 — with the root command's `--provider`, `--model`, `--base-url`, `--api-key`,
+ * `--store` and `--no-session`. Loads the demo only when the command runs.
+ */
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import type { RawCliOptions } from "../cli-options.js";
+import type { CliIo } from "../io.js";
+
+/** The options of `arbor demo` itself. */
+interface DemoCommandOptions {
+  port?: number;
+  tour?: boolean;
+  pace?: number;
+}
+
+function parseWhole(max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 0 || number > max) {
+      throw new InvalidArgumentError(`expected a whole number from 0 to ${max}`);
+    }
+    return number;
+  };
+}
+
+/** The demo's built page: `dist/web` of the installed `@arbor/demo` (this file may sit in a bundle). */
+function demoWebRoot(): string {
+  return join(dirname(createRequire(import.meta.url).resolve("@arbor/demo/package.json")), "dist", "web");
+}
+
+/** Adds `demo` to the program; `exit` receives the exit code when the demo stops (Ctrl-C). */
+export function addDemoCommand(program: Command, io: CliIo, exit: (code: number) => void): void {
+  program
+    .command("demo")
+    .description("the web demo: the session tree, live, in a browser on 127.0.0.1 (offline by default)")
+    .option("--port <n>", "the port (default 4173; 0 picks a free one)", parseWhole(65_535))
+    .option("--tour", "run the scripted tour live, so the tree has something to show at once")
+    .option(
+      "--pace <ms>",
+      "pause between the scripted model's streamed chunks (default 8)",
+      parseWhole(10_000),
+    )
+    .exitOverride()
+    .action(async (options: DemoCommandOptions, command: Command) => {
+      const globals = command.optsWithGlobals() as RawCliOptions & DemoCommandOptions;
+      const { runDemo } = await import("@arbor/demo");
+      exit(
+        await runDemo(
+          {
+            webRoot: demoWebRoot(),
+            ...(options.port === undefined ? {} : { port: options.port }),
+            ...(options.tour === true ? { tour: true } : {}),
+            ...(options.pace === undefined ? {} : { pace: options.pace }),
+            ...(globals.provider === undefined ? {} : { provider: globals.provider }),
+            ...(globals.model === undefined ? {} : { model: globals.model }),
+            ...(globals.baseUrl === undefined ? {} : { baseUrl: globals.baseUrl }),
+            ...(globals.apiKey === undefined ? {} : { apiKey: globals.apiKey }),
+            ...(globals.store === undefined ? {} : { store: globals.store }),
+            ...(globals.session === false ? { persistent: false } : {}),
+          },
+          { stdout: (text) => io.stdout.write(text), stderr: (text) => io.stderr.write(text) },
+        ),
+      );
+    });
+}

@@ -1,0 +1,167 @@
+/**
+ * `startDemo()`: the whole demo — an app runtime (`createAppRuntime` with the demo's providers and
+ * stores; the offline scripted model unless a provider, model or base URL is named), the hub and the
+ * server on 127.0.0.1 with a fresh token. `--tour` runs with the tour's small model and compaction
+ * settings in a temporary project folder, so that the tour's build log crosses the threshold.
+ */
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Provider } from "@arbor/ai-providers";
+import {
+  type AppRuntime,
+  createAppRuntime,
+  type Environment,
+  type ProviderFactories,
+} from "@arbor/app-runtime";
+import { createDemoProvider, demoModel } from "@arbor/app-runtime/demo";
+import { createCodingTools } from "@arbor/coding-tools";
+import type { CompactionSettings } from "@arbor/compaction";
+import { DemoHub } from "./demo-hub.js";
+import { DEMO_PROVIDERS, DEMO_STORES } from "./factories.js";
+import { type DemoServer, startDemoServer } from "./http-server.js";
+import { createToken } from "./security.js";
+import { createTourProvider, TOUR_COMPACTION, TOUR_MODEL } from "./tour.js";
+
+/** The port the demo listens on unless `--port` says otherwise. */
+export const DEFAULT_DEMO_PORT = 4173;
+
+/** Default pause between streamed chunks of the scripted model, in ms (so that streaming can be seen). */
+export const DEFAULT_DEMO_PACE_MS = 8;
+
+/** Options of {@link startDemo} (the flags of `pnpm demo` and `arbor demo`). */
+export interface DemoOptions {
+  /** Default {@link DEFAULT_DEMO_PORT}; 0 picks a free port. */
+  port?: number;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  /** A store URL (`jsonl:DIR`, `sqlite:FILE`, `postgres://…`); default the JSONL store in the Arbor home. */
+  store?: string;
+  /** `false`: sessions in memory only. */
+  persistent?: boolean;
+  /** The working directory of the sessions (default `process.cwd()`; the tour uses a temporary folder). */
+  cwd?: string;
+  env?: Environment;
+  home?: string;
+  /** Run the scripted tour once the server is up. */
+  tour?: boolean;
+  /** Pause between streamed chunks of the scripted model, in ms. */
+  pace?: number;
+  /** Compaction settings (default: settings', or the tour's with `tour`). */
+  compaction?: Partial<CompactionSettings>;
+  /** Merge window of streamed deltas sent to the page, in ms. */
+  coalesceMs?: number;
+  /** The folder of the built page (default the package's `dist/web`). */
+  webRoot?: string;
+}
+
+/** A running demo. */
+export interface RunningDemo {
+  readonly runtime: AppRuntime;
+  readonly hub: DemoHub;
+  readonly server: DemoServer;
+  readonly url: string;
+  /** The tour's prompts being run (resolves when it is done; undefined without `--tour`). */
+  readonly tour: Promise<void> | undefined;
+  /**
+   * Stops the server and disposes the runtime.
+   *
+   * Contract: calling it twice is harmless.
+   */
+  close(): Promise<void>;
+}
+
+/** The built page next to this file's package (`dist/web`). */
+export function defaultWebRoot(): string {
+  return fileURLToPath(new URL("../../dist/web", import.meta.url));
+}
+
+function scriptedFactory(provider: () => Provider): ProviderFactories {
+  return { ...DEMO_PROVIDERS, scripted: async () => ({ createDemoProvider: provider }) };
+}
+
+/**
+ * Starts the demo (see the module comment).
+ *
+ * Contract: rejects with a message for the user when the flags name an unknown provider or store, or the
+ * port is taken; nothing is left running then.
+ */
+export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
+  const env = options.env ?? process.env;
+  const named =
+    options.provider !== undefined || options.model !== undefined || options.baseUrl !== undefined;
+  const pace = options.pace ?? DEFAULT_DEMO_PACE_MS;
+  const cwd = options.tour
+    ? realpathSync(mkdtempSync(join(tmpdir(), "arbor-demo-tour-")))
+    : (options.cwd ?? process.cwd());
+  const tourProvider = options.tour ? createTourProvider(pace) : undefined;
+  const providers = scriptedFactory(
+    () => tourProvider?.provider ?? createDemoProvider({ model: demoModel(), chunkDelayMs: pace }),
+  );
+  const runtime = await createAppRuntime({
+    cwd,
+    env,
+    ...(options.home === undefined ? {} : { home: options.home }),
+    providers,
+    stores: DEMO_STORES,
+    flags: {
+      ...(named ? {} : { provider: "scripted" }),
+      ...(options.provider === undefined ? {} : { provider: options.provider }),
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.tour ? { provider: "scripted", model: TOUR_MODEL.id } : {}),
+    },
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.persistent === undefined ? {} : { persistent: options.persistent }),
+    ...(options.tour ? { compaction: TOUR_COMPACTION } : {}),
+    ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
+  });
+  const hub = new DemoHub(runtime, {
+    tools: createCodingTools({ cwd }),
+    ...(options.coalesceMs === undefined ? {} : { coalesceMs: options.coalesceMs }),
+  });
+  let server: DemoServer;
+  try {
+    server = await startDemoServer({
+      hub,
+      token: createToken(),
+      port: options.port ?? DEFAULT_DEMO_PORT,
+      webRoot: options.webRoot ?? defaultWebRoot(),
+      info: {
+        model: `${runtime.model.provider}/${runtime.model.id}`,
+        modelName: runtime.model.name,
+        contextWindow: runtime.model.contextWindow,
+        persistent: runtime.persistent,
+        store: runtime.storeDescription ?? "memory",
+        version: runtime.version,
+      },
+    });
+  } catch (error) {
+    hub.close();
+    await runtime.dispose();
+    throw error;
+  }
+  const tour = tourProvider?.run(hub);
+  let closed: Promise<void> | undefined;
+  return {
+    runtime,
+    hub,
+    server,
+    url: server.url,
+    tour,
+    close: () => {
+      closed ??= (async () => {
+        runtime.session.abort("the demo is closing");
+        await tour?.catch(() => undefined);
+        await server.close();
+        hub.close();
+        await runtime.dispose();
+      })();
+      return closed;
+    },
+  };
+}

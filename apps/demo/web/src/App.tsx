@@ -1,0 +1,218 @@
+/**
+ * The demo page: sessions on the left, the tree in the middle with the selected node's panel, the chat
+ * and the context meter on the right. State comes from commands; the event stream drives the live
+ * message and says when to read the tree, the transcript and the meter again.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  type ContextBreakdown,
+  command,
+  connectEvents,
+  type GraphAnswer,
+  type GraphNode,
+  type ServerEvent,
+  type ServerInfo,
+  serverInfo,
+  type TranscriptAnswer,
+} from "./api.js";
+import { Chat } from "./Chat.js";
+import { ContextMeter } from "./ContextMeter.js";
+import { applyLiveEvent, IDLE, type LiveState } from "./live-message.js";
+import { NodePanel } from "./NodePanel.js";
+import { SessionList } from "./SessionList.js";
+import { TreeGraph } from "./TreeGraph.js";
+
+/** Events after which the tree, the transcript and the meter are read again. */
+const REFRESH_ON = new Set([
+  "session",
+  "save_point",
+  "settled",
+  "compaction_end",
+  "branch_summary",
+  "message_end",
+  "tour_end",
+  "error",
+]);
+
+const BUSY_START = new Set(["agent_start", "compaction_start"]);
+
+export function App() {
+  const [info, setInfo] = useState<ServerInfo | undefined>();
+  const [graph, setGraph] = useState<GraphAnswer | undefined>();
+  const [transcript, setTranscript] = useState<TranscriptAnswer | undefined>();
+  const [breakdown, setBreakdown] = useState<ContextBreakdown | undefined>();
+  const [live, setLive] = useState<LiveState>(IDLE);
+  const [busy, setBusy] = useState(false);
+  const [selection, setSelection] = useState<string[]>([]);
+  const [focusId, setFocusId] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [connected, setConnected] = useState(false);
+  const [sessionsVersion, setSessionsVersion] = useState(0);
+  const expanded = useRef(new Set<string>());
+  const sessionId = useRef<string | undefined>(undefined);
+  const timer = useRef<number | undefined>(undefined);
+  const opened = useRef(false);
+
+  const refresh = useCallback(async () => {
+    try {
+      const [nextGraph, nextTranscript, nextBreakdown, state] = await Promise.all([
+        command<GraphAnswer>({ type: "get_graph", expanded: [...expanded.current] }),
+        command<TranscriptAnswer>({ type: "get_transcript" }),
+        command<ContextBreakdown>({ type: "get_context" }),
+        command<{ isBusy: boolean; sessionId: string }>({ type: "get_state" }),
+      ]);
+      sessionId.current = nextGraph.sessionId;
+      setGraph(nextGraph);
+      setTranscript(nextTranscript);
+      setBreakdown(nextBreakdown);
+      setBusy(state.isBusy);
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }, []);
+
+  const scheduleRefresh = useCallback(() => {
+    if (timer.current !== undefined) return;
+    timer.current = window.setTimeout(() => {
+      timer.current = undefined;
+      void refresh();
+    }, 30);
+  }, [refresh]);
+
+  const onError = useCallback((message: string) => setError(message), []);
+
+  useEffect(() => {
+    serverInfo()
+      .then(setInfo)
+      .catch((caught: Error) => setError(caught.message));
+    void refresh();
+    return connectEvents({
+      onEvent: (event: ServerEvent) => {
+        if (event.type === "session" && event.sessionId !== sessionId.current) {
+          expanded.current = new Set();
+          setSelection([]);
+          setLive(IDLE);
+          setSessionsVersion((version) => version + 1);
+        }
+        if (
+          event.sessionId !== undefined &&
+          sessionId.current !== undefined &&
+          event.sessionId !== sessionId.current &&
+          event.type !== "session"
+        )
+          return;
+        setLive((state) => applyLiveEvent(state, event));
+        if (BUSY_START.has(event.type)) setBusy(true);
+        if (event.type === "error") setError(String(event.message));
+        if (REFRESH_ON.has(event.type)) scheduleRefresh();
+      },
+      onReset: () => {
+        setLive(IDLE);
+        void refresh();
+      },
+      onOpen: () => {
+        setConnected(true);
+        // A reconnection may have missed a change of session; the first connection follows the first read.
+        if (opened.current) scheduleRefresh();
+        opened.current = true;
+      },
+      onError: () => setConnected(false),
+    });
+  }, [refresh, scheduleRefresh]);
+
+  // Bring the new leaf into view when it moves (a prompt, a navigation, another session).
+  const leafId = graph?.leafId ?? undefined;
+  useEffect(() => {
+    if (leafId !== undefined) setFocusId(leafId);
+  }, [leafId]);
+
+  const nodes = graph?.nodes ?? [];
+  const byEntry = new Map<string, GraphNode>();
+  for (const node of nodes) byEntry.set(node.id, node);
+  const selected = selection[0] === undefined ? undefined : byEntry.get(selection[0]);
+  const second = selection[1] === undefined ? undefined : byEntry.get(selection[1]);
+
+  const focus = useCallback(
+    (entryId: string) => {
+      const present = graph?.nodes.some((node) => node.id === entryId) ?? false;
+      if (!present) expanded.current.add(entryId);
+      setSelection([entryId]);
+      setFocusId(entryId);
+      if (!present) void refresh();
+    },
+    [graph, refresh],
+  );
+
+  const select = useCallback((node: GraphNode, additive: boolean) => {
+    setSelection((current) =>
+      additive && current[0] !== undefined && current[0] !== node.id ? [current[0], node.id] : [node.id],
+    );
+  }, []);
+  const expand = useCallback(
+    (node: GraphNode) => {
+      expanded.current.add(node.entryId);
+      void refresh();
+    },
+    [refresh],
+  );
+
+  return (
+    <div className="app">
+      <header>
+        <strong>Arbor</strong> — the session tree, live
+        <span className="meta">
+          {info === undefined ? "" : ` · ${info.model} · ${info.store}`}
+          {graph === undefined
+            ? ""
+            : ` · session ${graph.sessionId.slice(0, 8)} · ${graph.entryCount.toLocaleString("en-US")} entries`}
+          {connected ? "" : " · reconnecting…"}
+        </span>
+        {error !== undefined && (
+          <button type="button" className="error" data-testid="error" onClick={() => setError(undefined)}>
+            {error} ✕
+          </button>
+        )}
+      </header>
+      <aside className="left">
+        <SessionList currentId={graph?.sessionId} version={sessionsVersion} onError={onError} />
+      </aside>
+      <main className="middle">
+        <TreeGraph
+          nodes={nodes}
+          selection={selection}
+          focusId={focusId}
+          onSelect={select}
+          onExpand={expand}
+        />
+        <NodePanel
+          node={selected}
+          second={second}
+          leafId={graph?.leafId ?? null}
+          busy={busy}
+          onFocus={focus}
+          onError={onError}
+          onDone={scheduleRefresh}
+        />
+      </main>
+      <aside className="right">
+        <ContextMeter breakdown={breakdown} onSummary={focus} />
+        <Chat
+          transcript={transcript}
+          live={live}
+          busy={busy}
+          onSelect={focus}
+          onSend={(text) => {
+            setBusy(true);
+            command({ type: "prompt", text }).catch((caught: Error) => {
+              setBusy(false);
+              setError(caught.message);
+            });
+          }}
+          onAbort={() => {
+            command({ type: "abort" }).catch((caught: Error) => setError(caught.message));
+          }}
+        />
+      </aside>
+    </div>
+  );
+}

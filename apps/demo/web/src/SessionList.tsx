@@ -1,0 +1,95 @@
+/**
+ * The sessions of the store (a page at a time, newest activity first): open or resume one, start a new
+ * one, or import a session file (the pi agent's or Arbor's JSONL).
+ */
+import { useCallback, useEffect, useState } from "react";
+import { command, type SessionPageAnswer } from "./api.js";
+
+type Summary = SessionPageAnswer["sessions"][number];
+
+/** Props of {@link SessionList}. */
+export interface SessionListProps {
+  currentId: string | undefined;
+  /** Changes when the list may have changed (a fork, an import). */
+  version: number;
+  onError: (message: string) => void;
+}
+
+/** The list (see the module comment). */
+export function SessionList(props: SessionListProps) {
+  const [sessions, setSessions] = useState<Summary[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const { onError } = props;
+  const load = useCallback(
+    async (after: string | null) => {
+      try {
+        const page = await command<SessionPageAnswer>({
+          type: "list_sessions",
+          limit: 20,
+          ...(after === null ? {} : { cursor: after }),
+        });
+        setSessions((previous) => (after === null ? page.sessions : [...previous, ...page.sessions]));
+        setCursor(page.nextCursor);
+      } catch (error) {
+        onError(String((error as Error).message));
+      }
+    },
+    [onError],
+  );
+  const { version, currentId } = props;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read the first page again when the list may have changed
+  useEffect(() => {
+    void load(null);
+  }, [load, version, currentId]);
+  const run = (body: { type: string } & Record<string, unknown>) => {
+    command(body).catch((error: Error) => onError(error.message));
+  };
+  return (
+    <div className="sessions" data-testid="sessions">
+      <div className="sessions-head">
+        <strong>Sessions</strong>
+        <button type="button" data-testid="new-session" onClick={() => run({ type: "new_session" })}>
+          New
+        </button>
+        <label className="button">
+          Import…
+          <input
+            type="file"
+            accept=".jsonl,application/json,text/plain"
+            data-testid="import-file"
+            onChange={async (event) => {
+              const file = event.target.files?.[0];
+              if (file === undefined) return;
+              run({ type: "import_session", text: await file.text() });
+              event.target.value = "";
+            }}
+          />
+        </label>
+      </div>
+      <ul>
+        {sessions.map((session) => (
+          <li key={session.id} className={session.id === props.currentId ? "current" : ""}>
+            <button
+              type="button"
+              className="link"
+              data-testid="session-item"
+              data-session-id={session.id}
+              onClick={() => run({ type: "open_session", sessionId: session.id })}
+            >
+              {session.name ?? session.firstMessage ?? session.id.slice(0, 8)}
+            </button>
+            <span className="meta">
+              {session.messageCount} messages · {new Date(session.updatedAt).toLocaleString()}
+              {session.parentSession !== null ? " · fork" : ""}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {cursor !== null && (
+        <button type="button" onClick={() => void load(cursor)}>
+          More…
+        </button>
+      )}
+    </div>
+  );
+}
