@@ -14,5 +14,7 @@ export default defineConfig({
     include: process.env.ARBOR_TEST_INT ? ["test/**/*.int.test.ts"] : ["test/**/*.test.ts"],
     exclude: process.env.ARBOR_TEST_INT ? [] : ["**/*.int.test.ts", "**/node_modules/**"],
     testTimeout: 20_000,
+    // eventsource-parser (used by the MCP SDK) exports TypeScript under "source": vite compiles both.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, /eventsource-parser/] } },
   },
 });
