@@ -14,7 +14,7 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import type { AppRuntime } from "@arbor/app-runtime";
+import { type AppRuntime, ExtensionHost } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -130,6 +130,8 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     store,
     storeDescription: options.persistent === false ? undefined : "memory",
     persistent: options.persistent !== false,
+    extensions: ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
+    mcp: undefined,
     provider,
     other,
     errors,
