@@ -64,6 +64,7 @@ export async function runInteractive(
     ],
   });
   store.attach(session);
+  const stopNotices = runtime.extensions.onNotice((notice) => store.notice(notice.level, notice.message));
   const instance = render(
     <App
       runtime={runtime}
@@ -84,6 +85,7 @@ export async function runInteractive(
   try {
     await instance.waitUntilExit();
   } finally {
+    stopNotices();
     store.detach();
     instance.cleanup();
   }
