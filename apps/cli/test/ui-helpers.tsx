@@ -56,6 +56,8 @@ export interface TestRuntimeOptions {
   /** The harness's wait between retries (default: the real one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   persistent?: boolean;
+  /** Loaded extensions (bound to the runtime here; default none). */
+  extensions?: ExtensionHost;
 }
 
 /** A runtime over real packages, with what the tests look at. */
@@ -130,7 +132,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     store,
     storeDescription: options.persistent === false ? undefined : "memory",
     persistent: options.persistent !== false,
-    extensions: ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
+    extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
     mcp: undefined,
     provider,
     other,
@@ -178,6 +180,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     },
   };
   cleanups.push(() => runtime.dispose());
+  await options.extensions?.bind({
+    session: () => runtime.session,
+    loadModel: (reference) => runtime.loadModel(reference),
+  });
   return runtime;
 }
 

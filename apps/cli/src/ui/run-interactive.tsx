@@ -64,7 +64,6 @@ export async function runInteractive(
     ],
   });
   store.attach(session);
-  const stopNotices = runtime.extensions.onNotice((notice) => store.notice(notice.level, notice.message));
   const instance = render(
     <App
       runtime={runtime}
@@ -85,7 +84,6 @@ export async function runInteractive(
   try {
     await instance.waitUntilExit();
   } finally {
-    stopNotices();
     store.detach();
     instance.cleanup();
   }
