@@ -332,13 +332,26 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       if (provider !== loaded.provider) registry.register(provider);
     }
     const model = loaded.model;
-    mcp = await startMcpServers({ servers: defaults.mcpServers, tools, cwd: options.cwd, version, warn });
+    // MCP servers start while the coding tools load (starting never rejects; the catch below closes them).
+    const starting = startMcpServers({
+      servers: defaults.mcpServers,
+      tools,
+      cwd: options.cwd,
+      version,
+      warn,
+    });
+    let builtIn: AgentTool[];
+    try {
+      builtIn = await codingTools(options.cwd, tools);
+    } finally {
+      mcp = await starting;
+    }
     harness = createHarness({
       registry,
       model,
       store,
       tools: [
-        ...(await codingTools(options.cwd, tools)),
+        ...builtIn,
         ...(mcp?.tools(tools === false ? [] : tools) ?? []),
         ...(tools === false ? [] : extensions.tools),
       ],
