@@ -329,7 +329,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     }
     const registry = createProviderRegistry([loaded.provider]);
     for (const provider of extensions.providers.values()) {
-      if (provider !== loaded.provider) registry.register(provider);
+      if (provider === loaded.provider) continue;
+      if (registry.providers.some((known) => known.id === provider.id)) {
+        warn(
+          `the provider "${provider.id}" an extension registered is ignored: one of that name is set up already`,
+        );
+      } else registry.register(provider);
     }
     const model = loaded.model;
     // MCP servers start while the coding tools load (starting never rejects; the catch below closes them).

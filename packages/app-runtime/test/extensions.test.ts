@@ -157,6 +157,7 @@ describe("extensions", () => {
     const given = options({
       cwd,
       flags: { provider: "scripted" },
+      tools: ["bash"],
       extensions: [
         fixture("throws-at-load.ts"),
         fixture("not-a-function.mjs"),
@@ -184,16 +185,52 @@ describe("extensions", () => {
         `extension ${fixture("throws-at-load.ts")} failed to load: cannot start: no config`,
       );
 
-      // The demo model reads a file with `read`: the throwing tool_call guard and turn_end listener are reported.
-      await runtime.session.prompt("read README.md");
+      // The demo model runs `ls` with `bash`: the throwing tool_call guard and turn_end listener are reported.
+      await runtime.session.prompt("run ls");
       expect(runtime.session.state.messages.at(-1)).toMatchObject({ role: "assistant" });
       const hooks = runtime.extensions.failures
         .slice(4)
         .map((failure) => `${failure.hook}: ${failure.message}`);
+      expect(hooks).toContain("tool_call: guard exploded");
       expect(hooks).toContain("turn_end: listener exploded");
+      const result = runtime.session.state.messages.find((message) => message.role === "toolResult");
+      expect(result).toMatchObject({ toolName: "bash", isError: false });
       expect(given.warnings).toContain(
         `extension ${fixture("throws-in-hook.ts")}, turn_end: listener exploded`,
       );
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it("an extension cannot take an MCP tool name; its provider wins over a built-in of the same name", async () => {
+    const cwd = temporaryDirectory();
+    const directory = join(cwd, ".arbor", "extensions");
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(
+      join(directory, "a-provider.mjs"),
+      `export default (arbor) => arbor.registerProvider("scripted", {
+        id: "mine",
+        models: [{ id: "demo", name: "Extension model", provider: "mine", api: "x", reasoning: false,
+          input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 }],
+        stream() { throw new Error("not called"); },
+      });\n`,
+    );
+    writeFileSync(
+      join(directory, "b-tool.mjs"),
+      'export default (arbor) => arbor.registerTool({ name: "mcp__s__t", description: "", parameters: {}, execute() {} });\n',
+    );
+    const runtime = await createAppRuntime(options({ cwd }));
+    try {
+      expect(runtime.model).toMatchObject({ provider: "scripted", id: "demo", name: "Extension model" });
+      expect(runtime.registry.providers.map((provider) => provider.id)).toEqual(["scripted"]);
+      expect(runtime.extensions.failures).toEqual([
+        expect.objectContaining({
+          path: join(directory, "b-tool.mjs"),
+          hook: "load",
+          message: expect.stringMatching(/names starting with mcp__ are the MCP servers' tools/),
+        }),
+      ]);
     } finally {
       await runtime.dispose();
     }

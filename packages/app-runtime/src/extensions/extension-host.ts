@@ -377,6 +377,11 @@ export class ExtensionHost {
           throw new Error("registerTool: a tool needs a name, TypeBox parameters and execute().");
         }
         if (taken(tool.name)) throw new Error(`registerTool: a tool named "${tool.name}" exists already.`);
+        if (tool.name.startsWith("mcp__")) {
+          throw new Error(
+            `registerTool: "${tool.name}": names starting with mcp__ are the MCP servers' tools.`,
+          );
+        }
         staged.tools.push(tool);
       },
       registerCommand: (name, command) => {
