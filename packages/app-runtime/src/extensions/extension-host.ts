@@ -199,14 +199,25 @@ export class ExtensionHost {
   }
 
   /**
+   * The command a line `/name args` names, when `name` is registered: its name and argument text.
+   *
+   * Contract: pure and synchronous (a caller can decide before its next await); `undefined` otherwise.
+   */
+  commandLine(text: string): { name: string; argumentText: string } | undefined {
+    const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (match === null || !this.commands.has(match[1]!)) return undefined;
+    return { name: match[1]!, argumentText: match[2] ?? "" };
+  }
+
+  /**
    * Runs a line `/name args` when `name` is a registered command.
    *
    * Contract: resolves `false` (and does nothing) when the line is not one; else as {@link runCommand}.
    */
   async runCommandLine(text: string): Promise<boolean> {
-    const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (match === null || !this.commands.has(match[1]!)) return false;
-    return this.runCommand(match[1]!, match[2] ?? "");
+    const line = this.commandLine(text);
+    if (line === undefined) return false;
+    return this.runCommand(line.name, line.argumentText);
   }
 
   /**

@@ -195,8 +195,12 @@ const HANDLERS: Handlers = {
         `The session is busy (${session.phase}): send "steer" or "follow_up", or wait for the run to settle.`,
       );
     }
-    if (await runtime.extensions.runCommandLine(command.text))
+    // Decided before any await: a prompt must start in this turn (a command arriving next may change the session).
+    const line = runtime.extensions.commandLine(command.text);
+    if (line !== undefined) {
+      await runtime.extensions.runCommand(line.name, line.argumentText);
       return { sessionId: session.id, command: true };
+    }
     track(command, session.prompt(command.text));
     return { sessionId: session.id };
   },
