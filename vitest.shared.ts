@@ -14,5 +14,15 @@ export default defineConfig({
     include: process.env.ARBOR_TEST_INT ? ["test/**/*.int.test.ts"] : ["test/**/*.test.ts"],
     exclude: process.env.ARBOR_TEST_INT ? [] : ["**/*.int.test.ts", "**/node_modules/**"],
     testTimeout: 20_000,
+    // eventsource-parser (imported by the MCP SDK's HTTP transports) exports TypeScript under "source": vite
+    // compiles it and the two SDK files that import it.
+    server: {
+      deps: {
+        inline: [
+          /@modelcontextprotocol\/sdk\/dist\/esm\/client\/(streamableHttp|sse)\.js/,
+          /eventsource-parser/,
+        ],
+      },
+    },
   },
 });

@@ -27,6 +27,7 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
   "@arbor/compaction": ["@arbor/ai-providers", "@arbor/session-store"],
   "@arbor/harness": ["@arbor/ai-providers", "@arbor/agent-core", "@arbor/session-store", "@arbor/compaction"],
   "@arbor/coding-tools": ["@arbor/agent-core", "@arbor/ai-providers"],
+  "@arbor/mcp": ["@arbor/ai-providers", "@arbor/agent-core"],
   "@arbor/app-runtime": [
     "@arbor/ai-providers",
     "@arbor/agent-core",
@@ -34,6 +35,7 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
     "@arbor/compaction",
     "@arbor/harness",
     "@arbor/coding-tools",
+    "@arbor/mcp",
   ],
   "@arbor/session-view": [
     "@arbor/ai-providers",

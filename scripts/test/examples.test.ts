@@ -46,6 +46,9 @@ const EXPECTED_LINE: Record<string, RegExp> = {
   "07-branching.ts": /^fork \w+ \(parent \w+\), 2 messages$/,
   "08-custom-store.ts": /^conformance: passed$/,
   "09-app-runtime.ts": /^session [\w-]+ saved in .*arbor-example-09-.*\/sessions\/.*\.jsonl$/,
+  "10-extension-tool-guard.ts":
+    /^tool bash: error: Refused by block-rm-rf: "rm -rf build" deletes recursively by force\./,
+  "11-extension-compaction.ts": /^compacted by the extension \(fromHook: true\), \d+ tokens before$/,
 };
 
 describe("every example runs offline without keys", () => {

@@ -4,7 +4,7 @@
  * quick.
  */
 
-import { THINKING_LEVEL_NAMES, TOOL_NAMES, type ToolName } from "@arbor/app-runtime/names";
+import { isToolName, THINKING_LEVEL_NAMES, TOOL_NAMES, type ToolName } from "@arbor/app-runtime/names";
 import { InvalidArgumentError } from "commander";
 
 /** The output modes of `--mode`. */
@@ -36,6 +36,15 @@ export interface RawCliOptions {
   mode?: OutputMode;
   /** `-p <prompt>`, or `true` for `-p` alone (the prompt comes from stdin). */
   print?: string | true;
+  /** `--extension <path>`, repeatable. */
+  extension?: string[];
+  /** `false` for `--no-extensions`. */
+  extensions?: boolean;
+}
+
+/** Commander collector of a repeatable option. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** Commander parser of `--tools read,bash`. */
@@ -44,10 +53,10 @@ export function parseToolList(value: string): ToolName[] {
     .split(",")
     .map((name) => name.trim())
     .filter((name) => name !== "");
-  const unknown = names.filter((name) => !(TOOL_NAMES as readonly string[]).includes(name));
+  const unknown = names.filter((name) => !isToolName(name));
   if (unknown.length > 0) {
     throw new InvalidArgumentError(
-      `unknown tool ${unknown.map((name) => `"${name}"`).join(", ")}; the tools are ${TOOL_NAMES.join(", ")}.`,
+      `unknown tool ${unknown.map((name) => `"${name}"`).join(", ")}; the tools are ${TOOL_NAMES.join(", ")}, and MCP tools as mcp__<server>__<tool> (or mcp__<server> for all of a server's).`,
     );
   }
   return [...new Set(names)] as ToolName[];

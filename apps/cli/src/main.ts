@@ -114,6 +114,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
     session: sessionChoice,
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
+    extensions: options.extensions === false ? false : (options.extension ?? []),
     ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking as ThinkingLevel }),
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),

@@ -3,9 +3,17 @@
  * `tour`). Defining it loads commander only; every action imports what it needs when it runs.
  */
 import { Command, Option } from "commander";
-import { OUTPUT_MODES, parseThinkingLevel, parseToolList, type RawCliOptions } from "./cli-options.js";
+import {
+  collect,
+  OUTPUT_MODES,
+  parseThinkingLevel,
+  parseToolList,
+  type RawCliOptions,
+} from "./cli-options.js";
 import { addDemoCommand } from "./commands/demo.js";
 import { addEvalCommand } from "./commands/eval-compaction.js";
+import { addExtensionsCommand } from "./commands/extensions.js";
+import { addMcpCommand } from "./commands/mcp.js";
 import type { CliIo } from "./io.js";
 
 /** What the program's actions call; `main.ts` implements them. */
@@ -74,10 +82,12 @@ export function createProgram(
     )
     .option(
       "--tools <list>",
-      "only these tools (comma-separated: read,write,edit,bash,ls,grep,find,recall)",
+      "only these tools (comma-separated: read,write,edit,bash,ls,grep,find,recall, mcp__<server>[__<tool>])",
       parseToolList,
     )
     .option("--no-tools", "no tools at all")
+    .option("--extension <path>", "load an extension file (repeatable)", collect)
+    .option("--no-extensions", "load no extensions (not even ~/.arbor/extensions, .arbor/extensions)")
     .option("-c, --continue", "continue the newest session of this directory")
     .option(
       "-r, --resume [session]",
@@ -134,6 +144,8 @@ export function createProgram(
 
   addEvalCommand(program, io, (code) => actions.exit(code));
   addDemoCommand(program, io, (code) => actions.exit(code));
+  addExtensionsCommand(program, io, (code) => actions.exit(code));
+  addMcpCommand(program, io, (code) => actions.exit(code));
   if (sessions !== undefined) program.addCommand(sessions);
   else program.command("sessions").description("list, show, export, import, compare and merge sessions");
   return program;

@@ -14,7 +14,7 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import type { AppRuntime } from "@arbor/app-runtime";
+import { type AppRuntime, ExtensionHost } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -56,6 +56,8 @@ export interface TestRuntimeOptions {
   /** The harness's wait between retries (default: the real one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   persistent?: boolean;
+  /** Loaded extensions (bound to the runtime here; default none). */
+  extensions?: ExtensionHost;
 }
 
 /** A runtime over real packages, with what the tests look at. */
@@ -130,6 +132,8 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     store,
     storeDescription: options.persistent === false ? undefined : "memory",
     persistent: options.persistent !== false,
+    extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
+    mcp: undefined,
     provider,
     other,
     errors,
@@ -176,6 +180,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     },
   };
   cleanups.push(() => runtime.dispose());
+  await options.extensions?.bind({
+    session: () => runtime.session,
+    loadModel: (reference) => runtime.loadModel(reference),
+  });
   return runtime;
 }
 

@@ -4,7 +4,9 @@
  */
 import type { Model, ProviderRegistry } from "@arbor/ai-providers";
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
+import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
+import type { ExtensionHost } from "./extensions/extension-host.js";
 
 /** The formats {@link AppRuntime.exportSession} writes. */
 export type ExportFormat = "html" | "md" | "jsonl";
@@ -53,6 +55,14 @@ export interface AppRuntime {
   readonly persistent: boolean;
   /** The current session's file, when the store keeps one per session (JSONL). */
   readonly sessionFile: string | undefined;
+  /**
+   * The extensions: what loaded and from where (`loaded`), what failed (`failures`), their commands
+   * (`commandList()`, `runCommand()`, `runCommandLine()`) and notices (`onNotice()`). Empty with
+   * `extensions: false`.
+   */
+  readonly extensions: ExtensionHost;
+  /** The MCP servers of `settings.json` (`status()` lists them); `undefined` when none is configured. */
+  readonly mcp: McpManager | undefined;
   /**
    * Starts a new session in the cwd and makes it current.
    *

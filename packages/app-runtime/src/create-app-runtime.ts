@@ -18,13 +18,20 @@ import {
 import type { CompactionSettings } from "@arbor/compaction";
 import { type AgentHarness, createHarness, type HarnessOptions, type HarnessSession } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
+import type { McpManager } from "@arbor/mcp";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
 import { ArborUserError } from "./errors.js";
+import type { ExtensionHost } from "./extensions/extension-host.js";
+import {
+  extensionProviderChoice,
+  loadRuntimeExtensions,
+  startMcpServers,
+} from "./extensions/runtime-extensions.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
-import { setUpProvider } from "./provider-setup.js";
+import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
 import { loadSettings } from "./settings.js";
@@ -55,8 +62,13 @@ export interface AppRuntimeOptions {
   persistent?: boolean;
   /** The session to start in; default a new one. */
   session?: SessionChoice;
-  /** An allow list of tools, `false` for none, `undefined` for settings' `tools`, else every tool. */
+  /**
+   * An allow list of tools (built-in names, `mcp__<server>__<tool>`, `mcp__<server>`), `false` for none,
+   * `undefined` for settings' `tools`, else every tool. Extension tools are in every list except `false`.
+   */
   tools?: readonly ToolName[] | false;
+  /** `--extension` paths loaded after those of the extension directories; `false` (`--no-extensions`): none. */
+  extensions?: readonly string[] | false;
   /** The thinking level (`--thinking`); when given, a resumed session switches to it. Default: settings'. */
   thinkingLevel?: ThinkingLevel;
   /** Default: settings' `systemPrompt`. */
@@ -84,6 +96,8 @@ interface RuntimeWiring {
   /** Whether an id names a provider (built in, or of `models.json`), loaded or not. */
   isProvider: (providerId: string) => boolean;
   release: () => Promise<void>;
+  extensions: ExtensionHost;
+  mcp: McpManager | undefined;
 }
 
 type RuntimeFields = Pick<
@@ -103,6 +117,8 @@ class Runtime implements AppRuntime {
   readonly storeDescription: string | undefined;
   readonly persistent: boolean;
   readonly harness: AgentHarness;
+  readonly extensions: ExtensionHost;
+  readonly mcp: McpManager | undefined;
   private current: HarnessSession;
   private readonly listeners = new Set<(session: HarnessSession) => void>();
   private disposed: Promise<void> | undefined;
@@ -122,6 +138,8 @@ class Runtime implements AppRuntime {
     this.storeDescription = fields.storeDescription;
     this.persistent = fields.persistent;
     this.harness = fields.harness;
+    this.extensions = wiring.extensions;
+    this.mcp = wiring.mcp;
     this.current = session;
   }
 
@@ -141,6 +159,7 @@ class Runtime implements AppRuntime {
   }
 
   private changed(): void {
+    void this.extensions.sessionChanged(this.current);
     for (const listener of this.listeners) {
       try {
         listener(this.current);
@@ -219,9 +238,11 @@ class Runtime implements AppRuntime {
   dispose(): Promise<void> {
     this.disposed ??= (async () => {
       try {
+        await this.extensions.shutdown();
         await this.harness.close();
       } finally {
         try {
+          await this.mcp?.close();
           await this.store.close?.();
         } finally {
           await this.wiring.release();
@@ -240,6 +261,23 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
   return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted });
 }
 
+/** The provider setup when an extension's provider was chosen: other providers load on demand. */
+function extensionSetup(
+  loaded: ProviderSetup["loaded"],
+  settings: ProviderSetup["settings"],
+  setup: (flags: ProviderFlags) => Promise<ProviderSetup>,
+): Pick<ProviderSetup, "settings" | "loaded" | "loadById" | "customProviders"> & {
+  choice: { explicit: boolean };
+} {
+  return {
+    settings,
+    loaded,
+    customProviders: {},
+    choice: { explicit: true },
+    loadById: async (providerId) => (await setup({ provider: providerId })).loaded.provider,
+  };
+}
+
 /**
  * Wires an app runtime (see the module comment).
  *
@@ -251,6 +289,7 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
   const home = options.home ?? resolveArborHome(options.env);
+  const version = options.version ?? VERSION;
   const persistent = options.persistent !== false;
   const storeOptions = { env: options.env, cwd: options.cwd, home, stores: options.stores };
   // Settings first (they may name the store), then the store's directory, before any provider or request:
@@ -261,18 +300,34 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     const location = parseStoreUrl(storeUrl, storeOptions);
     if (location.backend === "jsonl") checkJsonlDirectory(location.home, storeOptions);
   }
-  const { settings, choice, loaded, loadById, customProviders } = await setUpProvider({
+  const extensions = await loadRuntimeExtensions({
     cwd: options.cwd,
-    env: options.env,
     home,
-    providers: options.providers,
-    settings: loadedSettings,
-    onNotice: warn,
-    ...(options.flags === undefined ? {} : { flags: options.flags }),
-    ...(options.record === undefined ? {} : { record: options.record }),
+    ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    warn,
   });
+  const setup = (flags: ProviderFlags | undefined) =>
+    setUpProvider({
+      cwd: options.cwd,
+      env: options.env,
+      home,
+      providers: options.providers,
+      settings: loadedSettings,
+      onNotice: warn,
+      ...(flags === undefined ? {} : { flags }),
+      ...(options.record === undefined ? {} : { record: options.record }),
+    });
+  const fromExtension =
+    extensions.providers.size === 0
+      ? undefined
+      : extensionProviderChoice(extensions.providers, options.flags ?? {}, loadedSettings.settings);
+  const { settings, choice, loaded, loadById, customProviders } =
+    fromExtension === undefined
+      ? await setup(options.flags)
+      : extensionSetup(fromExtension, loadedSettings, setup);
   const defaults = settings.settings;
-  const tools = options.tools ?? defaults.tools;
+  // The schema admits only built-in names and `mcp__…` names.
+  const tools = (options.tools ?? defaults.tools) as readonly ToolName[] | false | undefined;
   const thinkingLevel = options.thinkingLevel ?? (defaults.thinking as ThinkingLevel | undefined);
   const systemPrompt = options.systemPrompt ?? defaults.systemPrompt;
   const appendSystemPrompt = options.appendSystemPrompt ?? defaults.appendSystemPrompt;
@@ -283,17 +338,44 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     if (sourceStore !== store) await sourceStore.close?.();
   };
   let harness: AgentHarness | undefined;
+  let mcp: McpManager | undefined;
   try {
     if (!persistent && options.session?.kind === "fork") {
       sourceStore = await openStore(storeUrl, { ...storeOptions, readOnly: true });
     }
     const registry = createProviderRegistry([loaded.provider]);
+    for (const provider of extensions.providers.values()) {
+      if (provider === loaded.provider) continue;
+      if (registry.providers.some((known) => known.id === provider.id)) {
+        warn(
+          `the provider "${provider.id}" an extension registered is ignored: one of that name is set up already`,
+        );
+      } else registry.register(provider);
+    }
     const model = loaded.model;
+    // MCP servers start while the coding tools load (starting never rejects; the catch below closes them).
+    const starting = startMcpServers({
+      servers: defaults.mcpServers,
+      tools,
+      cwd: options.cwd,
+      version,
+      warn,
+    });
+    let builtIn: AgentTool[];
+    try {
+      builtIn = await codingTools(options.cwd, tools);
+    } finally {
+      mcp = await starting;
+    }
     harness = createHarness({
       registry,
       model,
       store,
-      tools: await codingTools(options.cwd, tools),
+      tools: [
+        ...builtIn,
+        ...(mcp?.tools(tools === false ? [] : tools) ?? []),
+        ...(tools === false ? [] : extensions.tools),
+      ],
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
       resources: createResourceLoader({ home }),
@@ -308,6 +390,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       onError: (error) => warn(error instanceof Error ? error.message : String(error)),
       ...options.harnessOptions,
     });
+    extensions.attach(harness);
     const sessionChoice = options.session ?? { kind: "new" };
     const session = await startSession(
       { harness, store, sourceStore, cwd: options.cwd, stores: options.stores, notice: warn },
@@ -326,9 +409,9 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     const storeDescription = persistent
       ? describeStoreLocation(parseStoreUrl(storeUrl, storeOptions))
       : undefined;
-    return new Runtime(
+    const runtime = new Runtime(
       {
-        version: options.version ?? VERSION,
+        version,
         cwd: options.cwd,
         home,
         registry,
@@ -342,13 +425,24 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       {
         exporters: options.exporters ?? {},
         loadProvider: loadById,
-        isProvider: (id) => Object.hasOwn(customProviders, id) || builtInProviderNames().includes(id),
+        isProvider: (id) =>
+          extensions.providers.has(id) ||
+          Object.hasOwn(customProviders, id) ||
+          builtInProviderNames().includes(id),
         release,
+        extensions,
+        mcp,
       },
       options.stores,
     );
+    await extensions.bind({
+      session: () => runtime.session,
+      loadModel: (reference) => runtime.loadModel(reference),
+    });
+    return runtime;
   } catch (error) {
     await harness?.close();
+    await mcp?.close();
     await release();
     await store.close?.();
     throw error;

@@ -24,6 +24,41 @@ export { readJsonFile, validateConfig } from "./config-file.js";
 export { type AppRuntimeOptions, createAppRuntime } from "./create-app-runtime.js";
 export { ArborUserError, type ArborUserErrorCode } from "./errors.js";
 export type {
+  CustomProjector,
+  DeliverAs,
+  ExtensionApi,
+  ExtensionCommand,
+  ExtensionCommandInfo,
+  ExtensionContext,
+  ExtensionEventHandler,
+  ExtensionEventName,
+  ExtensionEventOf,
+  ExtensionFactory,
+  ExtensionLifecycleEvents,
+  ExtensionNotice,
+  NoticeLevel,
+} from "./extensions/extension-api.js";
+export {
+  type ExtensionBinding,
+  type ExtensionFailure,
+  ExtensionHost,
+  type ExtensionHostOptions,
+  type LoadedExtension,
+} from "./extensions/extension-host.js";
+export {
+  discoverExtensions,
+  type ExtensionOrigin,
+  type ExtensionSource,
+  importExtension,
+} from "./extensions/extension-loader.js";
+export {
+  describeExtensionFailure,
+  extensionProviderChoice,
+  loadRuntimeExtensions,
+  type RuntimeExtensionOptions,
+  startMcpServers,
+} from "./extensions/runtime-extensions.js";
+export type {
   AnthropicProviderFactorySettings,
   AnthropicProviderModule,
   JsonlStoreModule,

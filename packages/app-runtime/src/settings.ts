@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { type Static, THINKING_LEVELS, Type } from "@arbor/ai-providers";
 import { resolveCompactionSettings } from "@arbor/compaction";
+import { McpServersSchema } from "@arbor/mcp/config";
 import { readJsonFile, validateConfig } from "./config-file.js";
 import { ArborUserError } from "./errors.js";
 import { ModelLimitsSchema } from "./model-limits.js";
@@ -41,13 +42,21 @@ export const SettingsSchema = Type.Object(
       }),
     ),
     thinking: Type.Optional(Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level)))),
-    tools: Type.Optional(Type.Array(Type.Union(TOOL_NAMES.map((name) => Type.Literal(name))))),
+    tools: Type.Optional(
+      Type.Array(
+        Type.Union([
+          ...TOOL_NAMES.map((name) => Type.Literal(name)),
+          Type.String({ pattern: "^mcp__[A-Za-z0-9_-]+$", description: "an MCP tool or server" }),
+        ]),
+      ),
+    ),
     store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
     systemPrompt: Type.Optional(Type.String()),
     appendSystemPrompt: Type.Optional(Type.String()),
     compaction: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: "see @arbor/compaction's settings" }),
     ),
+    mcpServers: Type.Optional(McpServersSchema),
   },
   { additionalProperties: false },
 );
@@ -115,6 +124,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
       sourceOf[key] = file;
       if (key === "compaction") merged.compaction = { ...merged.compaction, ...settings.compaction };
       else if (key === "modelLimits") merged.modelLimits = { ...merged.modelLimits, ...settings.modelLimits };
+      else if (key === "mcpServers") merged.mcpServers = { ...merged.mcpServers, ...settings.mcpServers };
       else Object.assign(merged, { [key]: settings[key] });
     }
   }

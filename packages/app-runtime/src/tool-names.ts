@@ -8,8 +8,16 @@
 /** The coding tools (`@arbor/coding-tools`) and the harness's `recall` tool. */
 export const TOOL_NAMES = ["read", "write", "edit", "bash", "ls", "grep", "find", "recall"] as const;
 
-/** A tool name `--tools` accepts. */
-export type ToolName = (typeof TOOL_NAMES)[number];
+/** What the names of MCP tools start with: `mcp__<server>__<tool>` (or `mcp__<server>` for all of a server's). */
+export const MCP_TOOL_PREFIX = "mcp__";
+
+/** A tool name `--tools` accepts: a built-in tool, or an MCP tool or server. */
+export type ToolName = (typeof TOOL_NAMES)[number] | `mcp__${string}`;
+
+/** True for a name `--tools` and `settings.json` accept. */
+export function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name) || /^mcp__[A-Za-z0-9_-]+$/.test(name);
+}
 
 /** The thinking levels (`THINKING_LEVELS` of `@arbor/ai-providers`). */
 export const THINKING_LEVEL_NAMES = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;

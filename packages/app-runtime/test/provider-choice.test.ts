@@ -158,7 +158,7 @@ describe("settings.json and models.json validation", () => {
     })();
     expect(error?.message).toContain(`Invalid settings file ${file}:`);
     expect(error?.message).toMatch(/thinking: expected one of "off" \|/);
-    expect(error?.message).toMatch(/tools\.1: expected one of "read"/);
+    expect(error?.message).toMatch(/tools\.1: expected "read" \| .* \| string matching \/\^mcp__/);
     expect(error?.message).toMatch(/modle: unknown field/);
     writeJson(file, { compaction: { reserveTokens: 12 } });
     expect(() => loadSettings(home, cwd)).toThrow(

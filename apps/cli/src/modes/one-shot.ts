@@ -28,6 +28,16 @@ export function runOutcome(runtime: AppRuntime): RunOutcome {
   return { message, failed };
 }
 
+/**
+ * Runs the prompt as an extension's command when it is one (`/name args`); resolves to the exit code then
+ * (1 when the command failed), else `undefined`.
+ */
+async function extensionCommand(runtime: AppRuntime, prompt: string): Promise<number | undefined> {
+  const failedBefore = runtime.extensions.failures.length;
+  if (!(await runtime.extensions.runCommandLine(prompt))) return undefined;
+  return runtime.extensions.failures.length > failedBefore ? 1 : 0;
+}
+
 /** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
 export function abortOnInterrupt(runtime: AppRuntime): () => void {
   let interrupted = false;
@@ -50,6 +60,8 @@ export function abortOnInterrupt(runtime: AppRuntime): () => void {
  * partial answer on stdout).
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
+  const commandCode = await extensionCommand(runtime, prompt);
+  if (commandCode !== undefined) return commandCode;
   const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
   const restore = abortOnInterrupt(runtime);
@@ -86,6 +98,14 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
 export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
+  const stopNotices = runtime.extensions.onNotice((notice) => writer.record({ type: "notice", ...notice }));
+  const commandCode = await extensionCommand(runtime, prompt);
+  if (commandCode !== undefined) {
+    stopNotices();
+    writer.record({ type: "result", command: true, exitCode: commandCode });
+    writer.flush();
+    return commandCode;
+  }
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
@@ -97,6 +117,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
     restore();
     unsubscribe();
     retries();
+    stopNotices();
     unsaved = saves();
   }
   const outcome = runOutcome(runtime);

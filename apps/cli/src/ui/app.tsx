@@ -124,6 +124,12 @@ export function App(props: AppProps): ReactNode {
     }
   }, []);
 
+  // Extensions' notices (`ui.notify`, failed commands) are lines of the transcript.
+  useEffect(
+    () => runtime.extensions.onNotice((notice) => store.notice(notice.level, notice.message)),
+    [runtime, store],
+  );
+
   const globalKey = (input: string, key: Key): boolean => {
     const isCtrlC = key.ctrl && input === "c";
     if (!isCtrlC && quitArmed.current) {

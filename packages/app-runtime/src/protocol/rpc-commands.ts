@@ -51,6 +51,10 @@ export const RPC_COMMAND_SCHEMAS = {
   get_messages: command("get_messages", {}),
   /** Switches the model (`provider/id`), loading the provider when needed. */
   set_model: command("set_model", { model: Text }),
+  /** The slash commands extensions registered (name, description, arguments, source file). */
+  get_commands: command("get_commands", {}),
+  /** Runs an extension's command with the text after its name; notices it sends come as `notice` records. */
+  run_command: command("run_command", { name: Text, args: Type.Optional(Type.String()) }),
   /** Sets the thinking level. */
   set_thinking_level: command("set_thinking_level", {
     level: Type.Union(
@@ -191,6 +195,12 @@ const HANDLERS: Handlers = {
         `The session is busy (${session.phase}): send "steer" or "follow_up", or wait for the run to settle.`,
       );
     }
+    // Decided before any await: a prompt must start in this turn (a command arriving next may change the session).
+    const line = runtime.extensions.commandLine(command.text);
+    if (line !== undefined) {
+      await runtime.extensions.runCommand(line.name, line.argumentText);
+      return { sessionId: session.id, command: true };
+    }
     track(command, session.prompt(command.text));
     return { sessionId: session.id };
   },
@@ -250,6 +260,21 @@ const HANDLERS: Handlers = {
     const model = await runtime.loadModel(command.model);
     await runtime.session.setModel(model);
     return { model: `${model.provider}/${model.id}`, contextWindow: model.contextWindow };
+  },
+  async get_commands(_command, { runtime }) {
+    return { commands: runtime.extensions.commandList() };
+  },
+  async run_command(command, { runtime }) {
+    const failedBefore = runtime.extensions.failures.length;
+    if (!(await runtime.extensions.runCommand(command.name, command.args ?? ""))) {
+      const known = runtime.extensions.commandList().map((item) => item.name);
+      throw new RpcCommandError(
+        `No extension command "${command.name}". Commands: ${known.length > 0 ? known.join(", ") : "(none)"}.`,
+      );
+    }
+    const failure = runtime.extensions.failures.slice(failedBefore)[0];
+    if (failure !== undefined) throw new RpcCommandError(`/${command.name} failed: ${failure.message}`);
+    return { name: command.name };
   },
   async set_thinking_level(command, { runtime }) {
     await runtime.session.setThinkingLevel(command.level);

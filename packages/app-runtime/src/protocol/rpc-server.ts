@@ -39,6 +39,7 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
   const writer = new JsonEventWriter(write);
   writer.record(sessionRecord(runtime));
   let unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
+  const stopNotices = runtime.extensions.onNotice((notice) => writer.record({ type: "notice", ...notice }));
   const stopWatching = runtime.onSessionChange((session) => {
     unsubscribe();
     unsubscribe = session.subscribe((event) => writer.handle(event));
@@ -112,6 +113,7 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
       await runtime.session.waitForIdle();
       writer.flush();
       unsubscribe();
+      stopNotices();
       stopWatching();
     },
   };

@@ -28,6 +28,10 @@ const helpCommand: SlashCommandSpec = {
     const lines = ["Commands:"];
     for (const command of SLASH_COMMANDS)
       lines.push(`  ${usageOf(command).padEnd(width)}  ${command.description}`);
+    for (const command of host.runtime.extensions.commandList()) {
+      const usage = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
+      lines.push(`  ${usage.padEnd(width)}  ${command.description} (extension)`);
+    }
     const { skills, promptTemplates } = host.session().resources;
     if (skills.length > 0) {
       lines.push(`  /skill:<name> [args]  load a skill: ${skills.map((skill) => skill.name).join(", ")}`);
@@ -147,6 +151,11 @@ export async function runSlashCommand(text: string, host: CommandHost): Promise<
     } catch (error) {
       host.store.notice("error", `/${command.name}: ${errorText(error)}`);
     }
+    return true;
+  }
+  if (host.runtime.extensions.hasCommand(name)) {
+    // An extension's command: its failure is reported by the runtime and shown as a notice.
+    await host.runtime.extensions.runCommand(name, parsed.argumentText);
     return true;
   }
   const { skills, promptTemplates } = session.resources;

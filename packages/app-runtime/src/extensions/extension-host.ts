@@ -1,0 +1,467 @@
+/**
+ * {@link ExtensionHost}: the extensions of one runtime — loaded (each into its own staging area, committed
+ * only when its default export finished), attached to the harness (hooks), bound to the runtime's current
+ * session (events, the session-bound API), and asked for commands. Every failure — a load, a hook, an event
+ * handler, a command — is a {@link ExtensionFailure} naming the file and the hook; none reaches the session.
+ */
+import type { AgentMessage, AgentTool } from "@arbor/agent-core";
+import type { Model, Provider } from "@arbor/ai-providers";
+import {
+  type AgentHarness,
+  type HarnessEvent,
+  type HarnessHookHandler,
+  type HarnessHookName,
+  type HarnessSession,
+  isHookName,
+} from "@arbor/harness";
+import type { CustomEntry } from "@arbor/session-store";
+import type {
+  CustomProjector,
+  ExtensionApi,
+  ExtensionCommand,
+  ExtensionCommandInfo,
+  ExtensionContext,
+  ExtensionEventHandler,
+  ExtensionEventName,
+  ExtensionLifecycleEvents,
+  ExtensionNotice,
+  NoticeLevel,
+} from "./extension-api.js";
+import { type ExtensionOrigin, type ExtensionSource, importExtension } from "./extension-loader.js";
+
+/** An extension that loaded, and what it registered. */
+export interface LoadedExtension {
+  path: string;
+  origin: ExtensionOrigin;
+  hooks: string[];
+  events: string[];
+  tools: string[];
+  commands: string[];
+  providers: string[];
+}
+
+/** A failure of an extension: its file, where it failed (`load`, a hook, an event, `/command`) and why. */
+export interface ExtensionFailure {
+  path: string;
+  /** `load`, the hook or event name, `/name` for a command, `project:<type>` for a projector. */
+  hook: string;
+  message: string;
+}
+
+/** What the host needs from the runtime once the runtime exists. */
+export interface ExtensionBinding {
+  session(): HarnessSession;
+  loadModel(reference: string): Promise<Model>;
+}
+
+/** Options of {@link ExtensionHost.load}. */
+export interface ExtensionHostOptions {
+  cwd: string;
+  home: string;
+  /** Tool names already taken (the built-in and MCP tools). */
+  reservedToolNames?: readonly string[];
+  /**
+   * Receives each failure as it happens.
+   *
+   * Contract: must not throw.
+   */
+  onFailure?: (failure: ExtensionFailure) => void;
+  /**
+   * Receives notices while no front end listens (`onNotice`).
+   *
+   * Contract: must not throw.
+   */
+  onUnhandledNotice?: (notice: ExtensionNotice) => void;
+}
+
+interface Staged {
+  hooks: { name: HarnessHookName; handler: HarnessHookHandler<HarnessHookName> }[];
+  events: { name: ExtensionEventName; handler: ExtensionEventHandler<ExtensionEventName> }[];
+  tools: AgentTool[];
+  commands: { name: string; command: ExtensionCommand }[];
+  providers: Provider[];
+  projectors: { customType: string; projector: CustomProjector }[];
+}
+
+const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9_:-]*$/;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A provider under another name: its models re-labelled so that `"<name>/<id>"` resolves to it. */
+function renamed(name: string, provider: Provider): Provider {
+  if (provider.id === name) return provider;
+  const relabel = (model: Model): Model => ({ ...model, provider: name });
+  const resolveModel = provider.resolveModel?.bind(provider);
+  return {
+    id: name,
+    models: provider.models.map(relabel),
+    stream: (model, context, options) => provider.stream(model, context, options),
+    ...(resolveModel === undefined
+      ? {}
+      : {
+          resolveModel: (modelId: string) => {
+            const model = resolveModel(modelId);
+            return model === undefined ? undefined : relabel(model);
+          },
+        }),
+  };
+}
+
+/** The extensions of one runtime. */
+export class ExtensionHost {
+  /** The extensions that loaded, in load order. */
+  readonly loaded: LoadedExtension[] = [];
+  /** Every failure so far (loads, hooks, events, commands), in order. */
+  readonly failures: ExtensionFailure[] = [];
+  private readonly hooks: {
+    path: string;
+    name: HarnessHookName;
+    handler: HarnessHookHandler<HarnessHookName>;
+  }[] = [];
+  private readonly events = new Map<
+    string,
+    { path: string; handler: ExtensionEventHandler<ExtensionEventName> }[]
+  >();
+  private readonly toolList: AgentTool[] = [];
+  private readonly commands = new Map<string, { path: string; command: ExtensionCommand }>();
+  private readonly providerMap = new Map<string, Provider>();
+  private readonly projectors: { path: string; customType: string; projector: CustomProjector }[] = [];
+  private readonly noticeListeners = new Set<(notice: ExtensionNotice) => void>();
+  private binding: ExtensionBinding | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  private constructor(private readonly options: ExtensionHostOptions) {}
+
+  /** A host with no extensions (`--no-extensions`). */
+  static empty(options: ExtensionHostOptions): ExtensionHost {
+    return new ExtensionHost(options);
+  }
+
+  /**
+   * Loads the extensions in order.
+   *
+   * Contract: never rejects for an extension's fault: a file that fails to import, whose default export is
+   * not a function or throws (or rejects), or that registers something invalid is a failure with
+   * `hook: "load"`, and nothing it registered is kept.
+   */
+  static async load(
+    sources: readonly ExtensionSource[],
+    options: ExtensionHostOptions,
+  ): Promise<ExtensionHost> {
+    const host = new ExtensionHost(options);
+    for (const source of sources) await host.loadOne(source);
+    return host;
+  }
+
+  /** The tools the extensions registered. */
+  get tools(): readonly AgentTool[] {
+    return this.toolList;
+  }
+
+  /** The providers the extensions registered, by name. */
+  get providers(): ReadonlyMap<string, Provider> {
+    return this.providerMap;
+  }
+
+  /** The registered commands, in registration order (for `/help` and a front end's command list). */
+  commandList(): ExtensionCommandInfo[] {
+    return [...this.commands.entries()].map(([name, { path, command }]) => ({
+      name,
+      description: command.description,
+      ...(command.arguments === undefined ? {} : { arguments: command.arguments }),
+      source: path,
+    }));
+  }
+
+  /** True when an extension registered `/name`. */
+  hasCommand(name: string): boolean {
+    return this.commands.has(name);
+  }
+
+  /**
+   * Runs a registered command with the text after its name.
+   *
+   * Contract: resolves `false` for an unknown name; a command's throw is reported (file, `/name`) and
+   * resolves `true` — it never rejects. Needs a bound runtime.
+   */
+  async runCommand(name: string, argumentText: string): Promise<boolean> {
+    const entry = this.commands.get(name);
+    if (entry === undefined) return false;
+    try {
+      await entry.command.run(argumentText.trim(), this.context(entry.path));
+    } catch (error) {
+      this.fail(entry.path, `/${name}`, error);
+      this.notify(entry.path, `/${name} failed: ${messageOf(error)}`, "error");
+    }
+    return true;
+  }
+
+  /**
+   * The command a line `/name args` names, when `name` is registered: its name and argument text.
+   *
+   * Contract: pure and synchronous (a caller can decide before its next await); `undefined` otherwise.
+   */
+  commandLine(text: string): { name: string; argumentText: string } | undefined {
+    const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (match === null || !this.commands.has(match[1]!)) return undefined;
+    return { name: match[1]!, argumentText: match[2] ?? "" };
+  }
+
+  /**
+   * Runs a line `/name args` when `name` is a registered command.
+   *
+   * Contract: resolves `false` (and does nothing) when the line is not one; else as {@link runCommand}.
+   */
+  async runCommandLine(text: string): Promise<boolean> {
+    const line = this.commandLine(text);
+    if (line === undefined) return false;
+    return this.runCommand(line.name, line.argumentText);
+  }
+
+  /**
+   * Receives the notices extensions send (`ui.notify`, failed commands); while at least one listener is
+   * registered, notices no longer go to the runtime's warnings.
+   *
+   * Contract: returns a function that removes it; a throwing listener is ignored.
+   */
+  onNotice(listener: (notice: ExtensionNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => {
+      this.noticeListeners.delete(listener);
+    };
+  }
+
+  /** Registers the extensions' hooks (and the projectors' `context` hook) on a harness. */
+  attach(harness: AgentHarness): void {
+    for (const { name, handler } of this.hooks) harness.on(name, handler);
+    if (this.projectors.length === 0) return;
+    harness.on("context", (event, context) => {
+      const session = harness.sessions.find((candidate) => candidate.id === context.sessionId);
+      if (session === undefined) return undefined;
+      const added = this.project(session);
+      return added.length === 0 ? undefined : { messages: [...event.messages, ...added] };
+    });
+  }
+
+  /** Binds the session-bound API to a runtime and starts delivering events (`session_start`, reason `start`). */
+  async bind(binding: ExtensionBinding): Promise<void> {
+    this.binding = binding;
+    await this.follow(binding.session(), "start");
+  }
+
+  /** The runtime's current session changed: events now come from it (`session_start`, reason `switch`). */
+  async sessionChanged(session: HarnessSession): Promise<void> {
+    await this.follow(session, "switch");
+  }
+
+  /** The runtime is shutting down: `session_shutdown`, then no more events. */
+  async shutdown(): Promise<void> {
+    const session = this.binding?.session();
+    if (session !== undefined) await this.emit({ type: "session_shutdown", sessionId: session.id });
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  // ------------------------------------------------------------------------------------------ internals
+
+  private async follow(session: HarnessSession, reason: "start" | "switch"): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.events.size > 0) this.unsubscribe = session.subscribe((event) => this.emit(event));
+    await this.emit({ type: "session_start", sessionId: session.id, reason });
+  }
+
+  private async emit(
+    event: HarnessEvent | ExtensionLifecycleEvents[keyof ExtensionLifecycleEvents],
+  ): Promise<void> {
+    const handlers = this.events.get(event.type);
+    if (handlers === undefined || this.binding === undefined) return;
+    for (const { path, handler } of handlers) {
+      try {
+        await handler(event as never, this.context(path));
+      } catch (error) {
+        this.fail(path, event.type, error);
+      }
+    }
+  }
+
+  private project(session: HarnessSession): AgentMessage[] {
+    const branch = session.session.getBranch();
+    const added: AgentMessage[] = [];
+    for (const { path, customType, projector } of this.projectors) {
+      const entries = branch.filter(
+        (entry): entry is CustomEntry => entry.type === "custom" && entry.customType === customType,
+      );
+      if (entries.length === 0) continue;
+      try {
+        added.push(...(projector(entries) ?? []));
+      } catch (error) {
+        this.fail(path, `project:${customType}`, error);
+      }
+    }
+    return added;
+  }
+
+  private fail(path: string, hook: string, error: unknown): void {
+    const failure = { path, hook, message: messageOf(error) };
+    this.failures.push(failure);
+    try {
+      this.options.onFailure?.(failure);
+    } catch {
+      // The report must not fail the hook.
+    }
+  }
+
+  private notify(source: string, message: string, level: NoticeLevel = "info"): void {
+    const notice: ExtensionNotice = { level, message, source };
+    if (this.noticeListeners.size === 0) {
+      this.options.onUnhandledNotice?.(notice);
+      return;
+    }
+    for (const listener of this.noticeListeners) {
+      try {
+        listener(notice);
+      } catch {
+        // A front end's failure must not reach the extension.
+      }
+    }
+  }
+
+  private session(action: string): HarnessSession {
+    if (this.binding === undefined) {
+      throw new Error(
+        `${action} needs a session: call it from a hook, an event or a command, not while loading.`,
+      );
+    }
+    return this.binding.session();
+  }
+
+  private context(path: string): ExtensionContext {
+    const host = this;
+    return {
+      get session() {
+        return host.session("context.session");
+      },
+      cwd: this.options.cwd,
+      notify: (message, level) => this.notify(path, message, level),
+    };
+  }
+
+  private api(path: string, staged: Staged): ExtensionApi {
+    const taken = (name: string) =>
+      (this.options.reservedToolNames ?? []).includes(name) ||
+      this.toolList.some((tool) => tool.name === name) ||
+      staged.tools.some((tool) => tool.name === name);
+    const on = (name: string, handler: unknown) => {
+      if (typeof handler !== "function") throw new Error(`on("${name}"): the handler must be a function.`);
+      if (isHookName(name)) {
+        const hook = handler as HarnessHookHandler<HarnessHookName>;
+        const wrapped: HarnessHookHandler<HarnessHookName> = async (event, context) => {
+          try {
+            return await hook(event as never, context);
+          } catch (error) {
+            this.fail(path, name, error);
+            return undefined;
+          }
+        };
+        staged.hooks.push({ name, handler: wrapped });
+        return;
+      }
+      staged.events.push({
+        name: name as ExtensionEventName,
+        handler: handler as ExtensionEventHandler<ExtensionEventName>,
+      });
+    };
+    return {
+      file: path,
+      cwd: this.options.cwd,
+      home: this.options.home,
+      on: on as ExtensionApi["on"],
+      registerTool: (tool) => {
+        if (
+          typeof tool?.name !== "string" ||
+          typeof tool.execute !== "function" ||
+          tool.parameters === undefined
+        ) {
+          throw new Error("registerTool: a tool needs a name, TypeBox parameters and execute().");
+        }
+        if (taken(tool.name)) throw new Error(`registerTool: a tool named "${tool.name}" exists already.`);
+        if (tool.name.startsWith("mcp__")) {
+          throw new Error(
+            `registerTool: "${tool.name}": names starting with mcp__ are the MCP servers' tools.`,
+          );
+        }
+        staged.tools.push(tool);
+      },
+      registerCommand: (name, command) => {
+        if (!COMMAND_NAME.test(name))
+          throw new Error(`registerCommand: "${name}" is not a command name (letters, digits, -, _, :).`);
+        if (typeof command?.run !== "function")
+          throw new Error(`registerCommand("${name}"): run() is missing.`);
+        if (this.commands.has(name) || staged.commands.some((item) => item.name === name)) {
+          throw new Error(`registerCommand: /${name} is registered already.`);
+        }
+        staged.commands.push({ name, command });
+      },
+      registerProvider: (name, provider) => {
+        if (typeof provider?.stream !== "function" || !Array.isArray(provider.models)) {
+          throw new Error(`registerProvider("${name}"): a Provider needs models and stream().`);
+        }
+        staged.providers.push(renamed(name, provider));
+      },
+      projectCustom: (customType, projector) => {
+        if (typeof projector !== "function")
+          throw new Error(`projectCustom("${customType}"): the projector must be a function.`);
+        staged.projectors.push({ customType, projector });
+      },
+      appendCustom: (customType, data) => this.session("appendCustom").appendCustom(customType, data),
+      appendCustomMessage: (input) => this.session("appendCustomMessage").appendCustomMessage(input),
+      setLabel: (entryId, label) => this.session("setLabel").label(entryId, label),
+      setModel: async (model) => {
+        const session = this.session("setModel");
+        const resolved = typeof model === "string" ? await this.binding!.loadModel(model) : model;
+        await session.setModel(resolved);
+      },
+      sendUserMessage: async (text, options = {}) => {
+        const session = this.session("sendUserMessage");
+        const deliverAs = options.deliverAs ?? (session.isBusy ? "steer" : undefined);
+        if (deliverAs === "steer") session.steer(text);
+        else if (deliverAs === "followUp") session.followUp(text);
+        else if (deliverAs === "nextTurn") session.nextTurn(text);
+        else await session.prompt(text);
+      },
+      ui: { notify: (message, level) => this.notify(path, message, level) },
+    };
+  }
+
+  private async loadOne(source: ExtensionSource): Promise<void> {
+    const staged: Staged = { hooks: [], events: [], tools: [], commands: [], providers: [], projectors: [] };
+    try {
+      const factory = await importExtension(source.path);
+      await factory(this.api(source.path, staged));
+    } catch (error) {
+      this.fail(source.path, "load", error);
+      return;
+    }
+    const path = source.path;
+    for (const hook of staged.hooks) this.hooks.push({ path, ...hook });
+    for (const { name, handler } of staged.events) {
+      this.events.set(name, [...(this.events.get(name) ?? []), { path, handler }]);
+    }
+    this.toolList.push(...staged.tools);
+    for (const { name, command } of staged.commands) this.commands.set(name, { path, command });
+    for (const provider of staged.providers) this.providerMap.set(provider.id, provider);
+    for (const projector of staged.projectors) this.projectors.push({ path, ...projector });
+    this.loaded.push({
+      path,
+      origin: source.origin,
+      hooks: staged.hooks.map((hook) => hook.name),
+      events: staged.events.map((event) => event.name),
+      tools: staged.tools.map((tool) => tool.name),
+      commands: staged.commands.map((command) => command.name),
+      providers: staged.providers.map((provider) => provider.id),
+    });
+  }
+}
