@@ -3,11 +3,11 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Settings every package's vitest project shares: sibling workspace packages are loaded from their
- * `src/` through the `"source"` export condition, so tests never need a build first.
+ * `src/` through the `"@arbor/source"` export condition, so tests never need a build first.
  */
 export default defineConfig({
-  resolve: { conditions: ["source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
+  resolve: { conditions: ["@arbor/source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["@arbor/source", ...defaultServerConditions] } },
   test: {
     environment: "node",
     // Live tests against real APIs (`*.int.test.ts`) run only with `pnpm test:int`, and skip without keys.

@@ -497,7 +497,7 @@ async function listingBench(home: string, lines: string[]): Promise<void> {
   }
   const child = spawnSync(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", import.meta.filename],
+    ["--conditions=@arbor/source", "--import", "tsx", import.meta.filename],
     {
       env: { ...process.env, ARBOR_BENCH_LIST_HOME: home },
       encoding: "utf8",

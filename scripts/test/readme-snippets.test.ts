@@ -30,9 +30,13 @@ describe("README snippets run as written", () => {
       file,
       `${firstSnippet("packages/ai-providers/README.md")}\nconsole.log(JSON.stringify(message));\n`,
     );
-    const { stdout } = await run(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], {
-      cwd: root,
-    });
+    const { stdout } = await run(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["--conditions=@arbor/source", file],
+      {
+        cwd: root,
+      },
+    );
     const lines = stdout.trim().split("\n");
     const final = JSON.parse(lines.at(-1)!) as {
       stopReason: string;
@@ -55,10 +59,14 @@ describe("README snippets run as written", () => {
     );
     const env: NodeJS.ProcessEnv = { ...process.env, ARBOR_HOME: home };
     delete env.ANTHROPIC_API_KEY;
-    const { stdout } = await run(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], {
-      cwd: root,
-      env,
-    });
+    const { stdout } = await run(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["--conditions=@arbor/source", file],
+      {
+        cwd: root,
+        env,
+      },
+    );
     const last = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
       role: string;
       content: { text: string }[];
