@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { readmeQuickStart } from "../readme-quick-start.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const run = promisify(execFile);
@@ -14,11 +15,11 @@ afterEach(() => {
   for (const file of written.splice(0)) rmSync(file, { force: true, recursive: true });
 });
 
-/** The first ```ts block of a README. */
+/** The first ```ts block of a README (its quick start). */
 function firstSnippet(readme: string): string {
-  const match = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(root, readme), "utf8"));
-  if (!match?.[1]) throw new Error(`${readme} has no ts snippet`);
-  return match[1];
+  const { code } = readmeQuickStart(readFileSync(join(root, readme), "utf8"));
+  if (!code) throw new Error(`${readme} has no ts snippet`);
+  return code;
 }
 
 describe("README snippets run as written", () => {

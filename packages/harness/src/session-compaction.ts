@@ -242,7 +242,7 @@ export interface CompactorHost {
 }
 
 /**
- * The compactions of one harness session: the check before every model call (seed 000 sections 4 and 5.1),
+ * The compactions of one harness session: the check before every model call (docs/reference/harness.md),
  * compaction on demand and after an overflow — never two at once. Internal.
  */
 export class SessionCompactor {
