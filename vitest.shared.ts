@@ -11,7 +11,11 @@ export default defineConfig({
   test: {
     environment: "node",
     // Live tests against real APIs (`*.int.test.ts`) run only with `pnpm test:int`, and skip without keys.
-    include: process.env.ARBOR_TEST_INT ? ["test/**/*.int.test.ts"] : ["test/**/*.test.ts"],
+    // Projects must not set `include` themselves: mergeConfig concatenates the lists, so a project's own
+    // list would bring every test back into `pnpm test:int`.
+    include: process.env.ARBOR_TEST_INT
+      ? ["test/**/*.int.test.ts", "test/**/*.int.test.tsx"]
+      : ["test/**/*.test.ts", "test/**/*.test.tsx"],
     exclude: process.env.ARBOR_TEST_INT ? [] : ["**/*.int.test.ts", "**/node_modules/**"],
     testTimeout: 20_000,
   },

@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bareSourceConditions, checkPublished } from "./check-publish.ts";
+import { bareSourceConditions, checkPublished, EXTERNAL_REFERENCE } from "./check-publish.ts";
 
 /** Workspace packages each package may import (the arrows of docs/architecture.md). `*` allows anything. */
 export const ARROWS: Record<string, readonly string[] | "*"> = {
@@ -196,6 +196,22 @@ export function checkPackages(root: string): string[] {
     }
   }
   if (existsSync(join(root, "scripts"))) problems.push(...bareSourceConditions(join(root, "scripts"), root));
+  // Changeset texts become the CHANGELOG.md users read.
+  const changesets = join(root, ".changeset");
+  for (const file of existsSync(changesets)
+    ? readdirSync(changesets).filter((name) => name.endsWith(".md"))
+    : []) {
+    const text = readFileSync(join(changesets, file), "utf8");
+    if (EXTERNAL_REFERENCE.test(text)) {
+      problems.push(
+        `.changeset/${file}: points at the design seeds or DESIGN.md; describe the change itself`,
+      );
+    }
+    // One fixed group: a major bump of any package would make every package 1.0.0.
+    if (version?.startsWith("0.") && /^"[^"]+":\s*major\s*$/m.test(text)) {
+      problems.push(`.changeset/${file}: a major bump before 1.0 releases every package as 1.0.0; use minor`);
+    }
+  }
 
   for (const pkg of packages) {
     const where = relative(root, pkg.dir) || ".";

@@ -3,5 +3,5 @@ import shared from "../../vitest.shared.ts";
 
 export default mergeConfig(
   shared,
-  defineProject({ test: { name: "cli", include: ["test/**/*.test.ts", "test/**/*.test.tsx"] } }),
+  defineProject({ test: { name: "cli" } }),
 );
