@@ -16,8 +16,9 @@
  * `DATABASE_URL` (`.ci/run` starts a server) and is skipped, saying so, without it. Exits 1 on any failure.
  * `ARBOR_PACK_KEEP=1` keeps the temporary directory.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -67,6 +68,41 @@ function run(
   return result;
 }
 
+/** The same as {@link run}, without blocking: a few of these run at once (`inParallel`). */
+function runAsync(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; what: string },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill(), 900_000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      if (status !== 0) fail(`${options.what}: exit ${status}\n${stdout}${stderr}`.trimEnd());
+      done({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `task` over `items`, `width` at a time (2 cores: a few processes keep both busy). */
+async function inParallel<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+    }),
+  );
+}
+
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
 /** Total size of the files under a directory. */
@@ -90,15 +126,20 @@ const require = createRequire(import.meta.url);
 const tarballDir = join(work, "tarballs");
 mkdirSync(tarballDir);
 const tarballs = new Map<string, string>();
-for (const pkg of published) {
-  const before = new Set(readdirSync(tarballDir));
-  run("pnpm", ["pack", "--pack-destination", tarballDir], { cwd: pkg.dir, what: `pnpm pack ${pkg.name}` });
-  const made = readdirSync(tarballDir).find((file) => !before.has(file) && file.endsWith(".tgz"));
+await inParallel(published, 3, async (pkg) => {
+  const destination = join(tarballDir, pkg.name.replace(/^@arbor\//, ""));
+  mkdirSync(destination);
+  // `pnpm pack` runs the package's `prepack` (its build) and turns workspace: ranges into versions.
+  await runAsync("pnpm", ["pack", "--pack-destination", destination], {
+    cwd: pkg.dir,
+    what: `pnpm pack ${pkg.name}`,
+  });
+  const made = readdirSync(destination).find((file) => file.endsWith(".tgz"));
   if (!made) {
     fail(`pnpm pack ${pkg.name} made no tarball`);
-    continue;
+    return;
   }
-  const tarball = join(tarballDir, made);
+  const tarball = join(destination, made);
   tarballs.set(pkg.name, tarball);
   const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n");
   for (const required of ["package/LICENSE", "package/README.md", "package/package.json"]) {
@@ -115,7 +156,7 @@ for (const pkg of published) {
       fail(`${pkg.name}: the tarball ships more than the bundle: ${extra.slice(0, 5).join(", ")}…`);
   }
   console.log(`pack-check: ${made}: ${kb(statSync(tarball).size)} packed, ${files.length} files`);
-}
+});
 step("packed");
 
 // 2. Install the libraries into a fresh project outside the repository.
@@ -201,6 +242,7 @@ mkdirSync(home);
 const snippets: string[] = [];
 const snippetEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, ARBOR_HOME: home, NO_COLOR: "1" };
 if (process.env.DATABASE_URL) snippetEnv.DATABASE_URL = process.env.DATABASE_URL;
+const runnable: { name: string; slug: string }[] = [];
 for (const pkg of libraries) {
   const { code } = readmeQuickStart(readFileSync(join(pkg.dir, "README.md"), "utf8"));
   if (code === undefined) {
@@ -217,18 +259,14 @@ for (const pkg of libraries) {
   writeFileSync(join(app, `${slug}.mjs`), js);
   if (importedPackages(code).some((name) => name.includes("postgres")) && !snippetEnv.DATABASE_URL) {
     console.log(`pack-check: ${pkg.name} quick start skipped: no DATABASE_URL`);
-    continue;
-  }
-  const result = run(process.execPath, [`${slug}.mjs`], {
-    cwd: app,
-    env: snippetEnv,
-    what: `${pkg.name} README quick start`,
-  });
-  if (result.status === 0)
-    console.log(
-      `pack-check: ${pkg.name} quick start ran (${result.stdout.split("\n").length - 1} lines of output)`,
-    );
+  } else runnable.push({ name: pkg.name, slug });
 }
+await inParallel(runnable, 3, async ({ name, slug }) => {
+  const what = `${name} README quick start`;
+  const result = await runAsync(process.execPath, [`${slug}.mjs`], { cwd: app, env: snippetEnv, what });
+  if (result.status === 0)
+    console.log(`pack-check: ${what} ran (${result.stdout.split("\n").length - 1} lines of output)`);
+});
 step("ran the quick starts");
 const strict = {
   strict: true,
@@ -238,26 +276,22 @@ const strict = {
   types: ["node"],
   skipLibCheck: false,
 };
-for (const [name, options] of [
+const resolutions = [
   ["node16", { module: "node16", moduleResolution: "node16" }],
   ["bundler", { module: "esnext", moduleResolution: "bundler" }],
-] as const) {
+] as const;
+await inParallel(resolutions, 2, async ([name, options]) => {
   const config = join(app, `tsconfig.${name}.json`);
   writeFileSync(
     config,
     JSON.stringify({ compilerOptions: { ...strict, ...options }, files: snippets }, null, 2),
   );
-  const result = run(
-    process.execPath,
-    [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", config],
-    {
-      cwd: app,
-      what: `type-check of the quick starts (moduleResolution ${name})`,
-    },
-  );
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  const what = `type-check of the quick starts (moduleResolution ${name})`;
+  const result = await runAsync(process.execPath, [tsc, "-p", config], { cwd: app, what });
   if (result.status === 0)
     console.log(`pack-check: ${snippets.length} quick starts type-check under moduleResolution ${name}`);
-}
+});
 step("type-checked");
 
 // 4. The CLI, installed globally into a temporary prefix.
