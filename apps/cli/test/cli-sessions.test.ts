@@ -98,7 +98,14 @@ describe("arbor: resuming, continuing and forking sessions", () => {
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
     const piId = /as session (\S+)\./.exec(imported.stdout)![1]!;
-    const resumed = await runMainInProcess(box, ["-r", piId, "-p", "hello pi session", "--provider", "scripted"]);
+    const resumed = await runMainInProcess(box, [
+      "-r",
+      piId,
+      "-p",
+      "hello pi session",
+      "--provider",
+      "scripted",
+    ]);
     expect(resumed.stderr).toContain(
       'The session\'s model "mock-openai/mock-gpt" is not known here; using "scripted/demo"',
     );
