@@ -4,7 +4,7 @@
  *
  * A published package needs
  * - a LICENSE file (MIT, a copy of the root one), `"license": "MIT"`, `keywords`, `homepage`, `bugs`,
- *   `repository` with its `directory`, `publishConfig.access` `public`, a `prepack` script;
+ *   `repository` with its `directory`, `publishConfig.access` `public`, a `prepack` script that builds from a clean `dist`;
  * - the version every other published package has (changesets bumps them as one `fixed` group);
  * - a `files` list naming README.md, CHANGELOG.md and LICENSE, and leaving out `dist/.tsbuildinfo`;
  * - caret (or tilde) ranges, never exact versions, for its third-party runtime dependencies;
@@ -66,8 +66,9 @@ export function checkPublished(
     say(`"repository" must be { "type": "git", "url": "git+${REPOSITORY}.git", "directory": "${where}" }`);
   }
   if (asRecord(json.publishConfig).access !== "public") say('"publishConfig" must say "access": "public"');
-  if (typeof asRecord(json.scripts).prepack !== "string")
-    say('no "prepack" script (it builds before packing)');
+  if (asRecord(json.scripts).prepack !== "rm -rf dist && pnpm run build") {
+    say('"prepack" must be "rm -rf dist && pnpm run build" (a clean build: no stale files in the tarball)');
+  }
 
   // A missing "files" list is reported by check-packages.ts itself.
   const files = Array.isArray(json.files) ? (json.files as string[]) : undefined;

@@ -1,8 +1,8 @@
 /**
  * `pnpm pack:check` (a step of `.ci/run`): what a stranger gets from npm.
  *
- * 1. Packs every published workspace package with `pnpm pack` (its `prepack` builds it) and checks each
- *    tarball: LICENSE, README.md and package.json present, no `.tsbuildinfo`; the CLI ships its bundle only.
+ * 1. Builds (turbo), packs every published workspace package with `pnpm pack` and checks each tarball:
+ *    LICENSE, README.md and package.json present, no `.tsbuildinfo`; the CLI ships its bundle only.
  * 2. Installs the library tarballs with npm into a fresh project in the system temp directory (outside the
  *    repository; third-party dependencies come from the npm registry) and checks that every shipped source
  *    map points at a shipped file.
@@ -14,7 +14,8 @@
  *
  * Usage: `tsx scripts/pack-check.ts` (after `turbo run build`). The PostgreSQL store's snippet needs
  * `DATABASE_URL` (`.ci/run` starts a server) and is skipped, saying so, without it. Exits 1 on any failure.
- * `ARBOR_PACK_KEEP=1` keeps the temporary directory.
+ * `ARBOR_PACK_KEEP=1` keeps the temporary directory; `ARBOR_PACK_SCRIPTS=1` runs `prepack` and every install
+ * script (better-sqlite3 then compiles its addon: about a minute more on 2 cores).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
@@ -122,15 +123,21 @@ const sqliteStore = published.find(
 );
 const require = createRequire(import.meta.url);
 
-// 1. Pack.
+// 1. Build (cached by turbo when CI has just built) and pack.
+const packFlags = process.env.ARBOR_PACK_SCRIPTS ? [] : ["--ignore-scripts"];
+run("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+  cwd: root,
+  what: "turbo run build",
+});
 const tarballDir = join(work, "tarballs");
 mkdirSync(tarballDir);
 const tarballs = new Map<string, string>();
 await inParallel(published, 3, async (pkg) => {
   const destination = join(tarballDir, pkg.name.replace(/^@arbor\//, ""));
   mkdirSync(destination);
-  // `pnpm pack` runs the package's `prepack` (its build) and turns workspace: ranges into versions.
-  await runAsync("pnpm", ["pack", "--pack-destination", destination], {
+  // `pnpm pack` turns workspace: ranges into versions. The build is done above, once, so `prepack` (a clean
+  // build, for `pnpm publish`) is skipped unless ARBOR_PACK_SCRIPTS=1.
+  await runAsync("pnpm", ["pack", ...packFlags, "--pack-destination", destination], {
     cwd: pkg.dir,
     what: `pnpm pack ${pkg.name}`,
   });
@@ -226,6 +233,19 @@ for (const pkg of libraries) {
   }
 }
 
+/** The packages an esbuild bundle loads: its `import … from "x"` lines and `import("x")` calls. */
+function bundleImports(bundle: string): string[] {
+  const found = new Set<string>();
+  const statics = bundle.matchAll(/^\s*(?:import|export)\s+(?:[^;"]*?\s+from\s+)?"([^"]+)";?\s*$/gm);
+  for (const match of [...statics, ...bundle.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)]) {
+    const specifier = match[1]!;
+    if (specifier.startsWith("node:") || specifier.startsWith(".")) continue;
+    const parts = specifier.split("/");
+    found.add(specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!);
+  }
+  return [...found].sort();
+}
+
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() && entry.name !== "node_modules"
@@ -313,7 +333,7 @@ if (cli && cliTarball) {
     const bundle = readdirSync(join(installed, "dist"))
       .map((file) => readFileSync(join(installed, "dist", file), "utf8"))
       .join("\n");
-    const imported = importedPackages(bundle).filter((name) => !name.startsWith("node:"));
+    const imported = bundleImports(bundle);
     const declared = Object.keys(manifest.dependencies ?? {}).sort();
     if (imported.join(",") !== declared.join(",")) {
       fail(

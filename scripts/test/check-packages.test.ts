@@ -30,7 +30,7 @@ function publishMetadata(dir: string): Record<string, unknown> {
     bugs: { url: `${REPOSITORY}/issues` },
     repository: { type: "git", url: `git+${REPOSITORY}.git`, directory: dir },
     files: ["dist", "!dist/.tsbuildinfo", "README.md", "CHANGELOG.md", "LICENSE"],
-    scripts: { prepack: "pnpm run build" },
+    scripts: { prepack: "rm -rf dist && pnpm run build" },
     publishConfig: { access: "public" },
   };
 }
@@ -290,7 +290,7 @@ describe("check:packages", () => {
         `@arbor/agent-core: "homepage" must be "${REPOSITORY}/tree/main/packages/agent-core#readme"`,
         `@arbor/agent-core: "repository" must be { "type": "git", "url": "git+${REPOSITORY}.git", "directory": "packages/agent-core" }`,
         '@arbor/agent-core: "publishConfig" must say "access": "public"',
-        '@arbor/agent-core: no "prepack" script (it builds before packing)',
+        '@arbor/agent-core: "prepack" must be "rm -rf dist && pnpm run build" (a clean build: no stale files in the tarball)',
         '@arbor/agent-core: "files" must list CHANGELOG.md',
         '@arbor/agent-core: "files" must list LICENSE',
         '@arbor/agent-core: "files" must leave out dist/.tsbuildinfo ("!dist/.tsbuildinfo")',
