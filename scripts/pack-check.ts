@@ -124,7 +124,7 @@ const sqliteStore = published.find(
 const require = createRequire(import.meta.url);
 
 // 1. Build (cached by turbo when CI has just built) and pack.
-const packFlags = process.env.ARBOR_PACK_SCRIPTS ? [] : ["--ignore-scripts"];
+const packFlags = process.env.ARBOR_PACK_SCRIPTS ? [] : ["--config.ignore-scripts=true"];
 run("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
   cwd: root,
   what: "turbo run build",
@@ -165,6 +165,19 @@ await inParallel(published, 3, async (pkg) => {
   console.log(`pack-check: ${made}: ${kb(statSync(tarball).size)} packed, ${files.length} files`);
 });
 step("packed");
+if (failures.length > 0) finish(); // nothing to install
+
+/** Removes the temporary directory (unless kept) and exits: 1 after any failure. */
+function finish(): never {
+  if (process.env.ARBOR_PACK_KEEP) console.log(`pack-check: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  if (failures.length > 0) {
+    console.error(`pack-check: ${failures.length} failure(s)`);
+    process.exit(1);
+  }
+  console.log(`pack-check: ${published.length} packages packed, installed and run`);
+  process.exit(0);
+}
 
 // 2. Install the libraries into a fresh project outside the repository.
 const app = join(work, "app");
@@ -366,10 +379,4 @@ if (cli && cliTarball) {
   step("installed and ran the CLI");
 }
 
-if (process.env.ARBOR_PACK_KEEP) console.log(`pack-check: kept ${work}`);
-else rmSync(work, { recursive: true, force: true });
-if (failures.length > 0) {
-  console.error(`pack-check: ${failures.length} failure(s)`);
-  process.exit(1);
-}
-console.log(`pack-check: ${published.length} packages packed, installed and run`);
+finish();
