@@ -3,7 +3,7 @@
  * results back (one user turn of tool_result blocks), and Claude answers. Every event is printed, then
  * the usage with prompt-cache reads and writes and the cost.
  *
- *   pnpm tsx --conditions=source examples/02-anthropic.ts            (offline unless ANTHROPIC_API_KEY is set)
+ *   pnpm tsx --conditions=@arbor/source examples/02-anthropic.ts            (offline unless ANTHROPIC_API_KEY is set)
  *   ... examples/02-anthropic.ts --record my.jsonl                   record the interactions to a cassette
  *   ... examples/02-anthropic.ts --replay examples/fixtures/02-anthropic.jsonl   replay one, no server at all
  *

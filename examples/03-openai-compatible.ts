@@ -7,7 +7,7 @@
  * wire server of `@internal/conformance`, started on 127.0.0.1 (clearly labelled: not a real model). No API
  * key, no internet:
  *
- *   pnpm exec tsx --conditions=source examples/03-openai-compatible.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/03-openai-compatible.ts
  */
 import type { AssistantEvent, Context, Model } from "@arbor/ai-providers";
 import { createOpenAIProvider, type OpenAIProvider } from "@arbor/provider-openai";

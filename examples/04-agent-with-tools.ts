@@ -4,7 +4,7 @@
  * hook blocks a read outside the directory, and a steering message typed while the tools run is
  * injected before the next model call. Every agent event is printed as it arrives. Runs offline:
  *
- *   pnpm exec tsx --conditions=source examples/04-agent-with-tools.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/04-agent-with-tools.ts
  */
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";

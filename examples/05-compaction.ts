@@ -6,7 +6,7 @@
  * deterministic fallback still frees the space. Every summary says which entries it covers, so the
  * originals can be found again. Runs offline, no API key:
  *
- *   pnpm exec tsx --conditions=source examples/05-compaction.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/05-compaction.ts
  */
 import type { AssistantMessage, Model } from "@arbor/ai-providers";
 import {

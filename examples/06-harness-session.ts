@@ -6,7 +6,7 @@
  * turn) is written to the session file. Then the session is closed, reopened from the file by a new harness,
  * and continued: its context is rebuilt exactly. Runs offline, no API key:
  *
- *   pnpm exec tsx --conditions=source examples/06-harness-session.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/06-harness-session.ts
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

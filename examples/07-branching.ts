@@ -5,7 +5,7 @@
  * decision point into a session of its own, and print the tree: every entry, its label, the current leaf.
  * Runs offline, no API key:
  *
- *   pnpm exec tsx --conditions=source examples/07-branching.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/07-branching.ts
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

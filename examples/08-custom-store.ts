@@ -11,7 +11,7 @@
  * `describeSessionStore()` on it through vitest's Node API — the same suite the JSONL, SQLite and
  * PostgreSQL stores pass:
  *
- *   pnpm exec tsx --conditions=source examples/08-custom-store.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/08-custom-store.ts
  */
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError } from "@arbor/ai-providers";
@@ -207,7 +207,7 @@ if (process.env.ARBOR_EXAMPLE_SUITE === "08") {
   const { startVitest } = await import("vitest/node");
   process.env.ARBOR_EXAMPLE_SUITE = "08"; // Seen by vitest's workers: they register the suite.
   const file = fileURLToPath(import.meta.url);
-  const conditions = ["source", "import", "module", "node", "default"];
+  const conditions = ["@arbor/source", "import", "module", "node", "default"];
   const vitest = await startVitest(
     "test",
     [],

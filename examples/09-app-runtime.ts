@@ -3,7 +3,7 @@
  * else the settings, the keys in the environment, a local server; the JSONL store in the Arbor home; the
  * coding tools). Here the flags name the offline demo model and the home is a temporary folder.
  *
- *   pnpm exec tsx --conditions=source examples/09-app-runtime.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/09-app-runtime.ts
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

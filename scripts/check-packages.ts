@@ -1,5 +1,5 @@
 /**
- * `pnpm check:packages`: checks every workspace package against DESIGN.md section 1.
+ * `pnpm check:packages`: checks every workspace package against the arrows of docs/architecture.md.
  *
  * A package fails when it
  * - depends on (package.json) or imports (source) a workspace package its arrows do not allow,
@@ -13,8 +13,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bareSourceConditions, checkPublished, EXTERNAL_REFERENCE } from "./check-publish.ts";
 
-/** Workspace packages each package may import (DESIGN.md section 1). `*` allows anything. */
+/** Workspace packages each package may import (the arrows of docs/architecture.md). `*` allows anything. */
 export const ARROWS: Record<string, readonly string[] | "*"> = {
   "@arbor/ai-providers": [],
   "@arbor/provider-anthropic": ["@arbor/ai-providers"],
@@ -90,6 +91,8 @@ const IMPORT_PATTERN =
 interface PackageJson {
   name?: string;
   private?: boolean;
+  version?: string;
+  bin?: unknown;
   type?: string;
   exports?: unknown;
   files?: unknown;
@@ -177,13 +180,47 @@ export function checkPackages(root: string): string[] {
   const problems: string[] = [];
   const packages = findPackages(root);
   const names = new Set(packages.map((pkg) => pkg.name));
+  const published = packages.filter((pkg) => !pkg.json.private);
+  // The release version: the one most published packages have (they are released as one fixed group).
+  const versions = published.map((pkg) => pkg.json.version ?? "");
+  const version = versions.sort(
+    (a, b) => versions.filter((v) => v === b).length - versions.filter((v) => v === a).length,
+  )[0];
+  for (const pkg of published)
+    checkPublished({ ...pkg, json: { ...pkg.json } }, root, version ?? "", problems);
+  for (const pkg of packages) problems.push(...bareSourceConditions(pkg.dir, root));
+  for (const file of ["package.json", "vitest.shared.ts", "vitest.config.ts"]) {
+    if (
+      existsSync(join(root, file)) &&
+      /--conditions[= ]source\b|"source", \.\.\.default/.test(readFileSync(join(root, file), "utf8"))
+    ) {
+      problems.push(`${file}: uses the bare "source" condition; use "@arbor/source"`);
+    }
+  }
+  if (existsSync(join(root, "scripts"))) problems.push(...bareSourceConditions(join(root, "scripts"), root));
+  // Changeset texts become the CHANGELOG.md users read.
+  const changesets = join(root, ".changeset");
+  for (const file of existsSync(changesets)
+    ? readdirSync(changesets).filter((name) => name.endsWith(".md"))
+    : []) {
+    const text = readFileSync(join(changesets, file), "utf8");
+    if (EXTERNAL_REFERENCE.test(text)) {
+      problems.push(
+        `.changeset/${file}: points at the design seeds or DESIGN.md; describe the change itself`,
+      );
+    }
+    // One fixed group: a major bump of any package would make every package 1.0.0.
+    if (version?.startsWith("0.") && /^"[^"]+":\s*major\s*$/m.test(text)) {
+      problems.push(`.changeset/${file}: a major bump before 1.0 releases every package as 1.0.0; use minor`);
+    }
+  }
 
   for (const pkg of packages) {
     const where = relative(root, pkg.dir) || ".";
     const arrows = ARROWS[pkg.name];
     if (arrows === undefined) {
       problems.push(
-        `${pkg.name} (${where}): not in the arrows table of scripts/check-packages.ts (DESIGN.md section 1)`,
+        `${pkg.name} (${where}): not in the arrows table of scripts/check-packages.ts (the arrows of docs/architecture.md)`,
       );
     }
     const forTests = reachable(pkg.name);
@@ -210,12 +247,16 @@ export function checkPackages(root: string): string[] {
     const declared = new Set([...Object.keys(runtime), ...Object.keys(pkg.json.devDependencies ?? {})]);
     for (const dependency of Object.keys(runtime)) {
       if (names.has(dependency) && !allowed(dependency, false)) {
-        problems.push(`${pkg.name}: depends on ${dependency}, which DESIGN.md section 1 does not allow`);
+        problems.push(
+          `${pkg.name}: depends on ${dependency}, which the arrows of docs/architecture.md do not allow`,
+        );
       }
     }
     for (const dependency of Object.keys(pkg.json.devDependencies ?? {})) {
       if (names.has(dependency) && !allowed(dependency, true)) {
-        problems.push(`${pkg.name}: devDependency ${dependency} is not allowed by DESIGN.md section 1`);
+        problems.push(
+          `${pkg.name}: devDependency ${dependency} is not allowed by the arrows of docs/architecture.md`,
+        );
       }
     }
 
@@ -253,7 +294,7 @@ export function checkPackages(root: string): string[] {
           if (target === undefined || target === pkg.name) continue;
           if (!allowed(target, testOnly)) {
             problems.push(
-              `${relativePath}: imports ${specifier}, but ${pkg.name} may not import ${target} (DESIGN.md section 1)`,
+              `${relativePath}: imports ${specifier}, but ${pkg.name} may not import ${target} (the arrows of docs/architecture.md)`,
             );
           } else if (!declared.has(target)) {
             problems.push(

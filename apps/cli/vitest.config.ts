@@ -1,7 +1,4 @@
 import { defineProject, mergeConfig } from "vitest/config";
 import shared from "../../vitest.shared.ts";
 
-export default mergeConfig(
-  shared,
-  defineProject({ test: { name: "cli", include: ["test/**/*.test.ts", "test/**/*.test.tsx"] } }),
-);
+export default mergeConfig(shared, defineProject({ test: { name: "cli" } }));

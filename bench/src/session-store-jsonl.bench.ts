@@ -505,7 +505,7 @@ async function pipelinedDisk(
 function listingRun(home: string, mode: "arbor" | "pi-written"): Record<string, number> {
   const child = spawnSync(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", import.meta.filename],
+    ["--conditions=@arbor/source", "--import", "tsx", import.meta.filename],
     { env: { ...process.env, ARBOR_BENCH_LIST_HOME: home, ARBOR_BENCH_LIST_MODE: mode }, encoding: "utf8" },
   );
   if (child.status !== 0) throw new Error(`listing child failed: ${child.stderr}`);

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkPackages, importsOf } from "../check-packages.ts";
+import { REPOSITORY } from "../check-publish.ts";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const temporary: string[] = [];
@@ -20,6 +21,24 @@ interface FixturePackage {
   readme?: boolean;
 }
 
+/** The package.json fields a published package needs (scripts/check-publish.ts). */
+function publishMetadata(dir: string): Record<string, unknown> {
+  return {
+    license: "MIT",
+    keywords: ["arbor"],
+    homepage: `${REPOSITORY}/tree/main/${dir}#readme`,
+    bugs: { url: `${REPOSITORY}/issues` },
+    repository: { type: "git", url: `git+${REPOSITORY}.git`, directory: dir },
+    files: ["dist", "!dist/.tsbuildinfo", "README.md", "CHANGELOG.md", "LICENSE"],
+    scripts: { prepack: "rm -rf dist && pnpm run build" },
+    publishConfig: { access: "public" },
+  };
+}
+
+function quickStartReadme(name: string, code = `import * as x from "${name}";\nconsole.log(x);\n`): string {
+  return `# ${name}\n\n\`\`\`sh\nnpm install ${name}\n\`\`\`\n\n\`\`\`ts\n${code}\`\`\`\n`;
+}
+
 function workspace(packages: FixturePackage[]): string {
   const root = mkdtempSync(join(tmpdir(), "arbor-check-packages-"));
   temporary.push(root);
@@ -34,11 +53,12 @@ function workspace(packages: FixturePackage[]): string {
         ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
         "./package.json": "./package.json",
       },
-      files: ["dist"],
+      ...publishMetadata(pkg.dir),
       ...pkg.json,
     };
     writeFileSync(join(dir, "package.json"), JSON.stringify(json));
-    if (pkg.readme !== false) writeFileSync(join(dir, "README.md"), "# x\n");
+    writeFileSync(join(dir, "LICENSE"), "MIT License\n");
+    if (pkg.readme !== false) writeFileSync(join(dir, "README.md"), quickStartReadme(pkg.name));
     for (const [path, content] of Object.entries(pkg.files ?? { "src/index.ts": "export const x = 1;\n" })) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), content);
@@ -83,7 +103,7 @@ describe("check:packages", () => {
       },
     ]);
     expect(checkPackages(root)).toEqual([
-      "packages/harness/src/index.ts: imports @arbor/provider-anthropic, but @arbor/harness may not import @arbor/provider-anthropic (DESIGN.md section 1)",
+      "packages/harness/src/index.ts: imports @arbor/provider-anthropic, but @arbor/harness may not import @arbor/provider-anthropic (the arrows of docs/architecture.md)",
     ]);
   });
 
@@ -108,7 +128,7 @@ describe("check:packages", () => {
         },
       ]);
       expect(checkPackages(root)).toEqual([
-        `packages/${name}/src/other.ts: imports @arbor/session-store-jsonl, but @arbor/${name} may not import @arbor/session-store-jsonl (DESIGN.md section 1)`,
+        `packages/${name}/src/other.ts: imports @arbor/session-store-jsonl, but @arbor/${name} may not import @arbor/session-store-jsonl (the arrows of docs/architecture.md)`,
       ]);
     },
   );
@@ -172,10 +192,10 @@ describe("check:packages", () => {
       },
     ]);
     expect(checkPackages(breaking)).toEqual([
-      "@arbor/app-runtime: depends on @arbor/provider-openai, which DESIGN.md section 1 does not allow",
-      "packages/app-runtime/src/providers.ts: imports @arbor/provider-openai, but @arbor/app-runtime may not import @arbor/provider-openai (DESIGN.md section 1)",
-      "packages/session-view/src/index.ts: imports @arbor/provider-openai, but @arbor/session-view may not import @arbor/provider-openai (DESIGN.md section 1)",
-      "packages/session-view/src/store.ts: imports @arbor/session-store-jsonl, but @arbor/session-view may not import @arbor/session-store-jsonl (DESIGN.md section 1)",
+      "@arbor/app-runtime: depends on @arbor/provider-openai, which the arrows of docs/architecture.md do not allow",
+      "packages/app-runtime/src/providers.ts: imports @arbor/provider-openai, but @arbor/app-runtime may not import @arbor/provider-openai (the arrows of docs/architecture.md)",
+      "packages/session-view/src/index.ts: imports @arbor/provider-openai, but @arbor/session-view may not import @arbor/provider-openai (the arrows of docs/architecture.md)",
+      "packages/session-view/src/store.ts: imports @arbor/session-store-jsonl, but @arbor/session-view may not import @arbor/session-store-jsonl (the arrows of docs/architecture.md)",
     ]);
   });
 
@@ -190,7 +210,7 @@ describe("check:packages", () => {
       },
     ]);
     expect(checkPackages(root)).toEqual([
-      "@arbor/agent-core: depends on @arbor/session-store, which DESIGN.md section 1 does not allow",
+      "@arbor/agent-core: depends on @arbor/session-store, which the arrows of docs/architecture.md do not allow",
     ]);
   });
 
@@ -223,10 +243,65 @@ describe("check:packages", () => {
         '@arbor/ai-providers: package.json has no "files" list',
         "packages/ai-providers/src/index.ts: 801 lines (limit 800); split it by concept",
         "packages/compaction/src/index.ts: imports @arbor/ai-providers, which @arbor/compaction's package.json does not declare",
-        "@arbor/mystery (packages/mystery): not in the arrows table of scripts/check-packages.ts (DESIGN.md section 1)",
+        "@arbor/mystery (packages/mystery): not in the arrows table of scripts/check-packages.ts (the arrows of docs/architecture.md)",
       ]),
     );
     expect(problems).toHaveLength(8);
+  });
+
+  it("fails on what a published package lacks: metadata, license, ranges, condition, README and shipped text", () => {
+    const bare = "source";
+    const root = workspace([
+      providers,
+      { name: "@arbor/session-store", dir: "packages/session-store" },
+      {
+        name: "@arbor/agent-core",
+        dir: "packages/agent-core",
+        json: {
+          version: "0.1.0",
+          homepage: undefined,
+          repository: { type: "git", url: `git+${REPOSITORY}.git` },
+          publishConfig: undefined,
+          scripts: { build: "tsc -b" },
+          files: ["dist", "README.md"],
+          exports: {
+            ".": { types: "./dist/index.d.ts", [bare]: "./src/index.ts", default: "./dist/index.js" },
+            "./package.json": "./package.json",
+          },
+          dependencies: { "@arbor/ai-providers": "workspace:*", yaml: "2.9.1" },
+        },
+        files: {
+          "src/index.ts": "/** The agent's state (seed 003 section 7). */\nexport const x = 1;\n",
+          "test/spawn.test.ts": `const args = ["--conditions=${bare}", "x.ts"];\n`,
+        },
+      },
+    ]);
+    const code =
+      'import { Agent } from "@arbor/agent-core";\nimport { script } from "@arbor/ai-providers/testing";\n';
+    writeFileSync(
+      join(root, "packages/agent-core/README.md"),
+      `${quickStartReadme("@arbor/agent-core", code)}${"\nmore\n".repeat(30)}`,
+    );
+    rmSync(join(root, "packages/agent-core/LICENSE"));
+    expect(checkPackages(root).sort()).toEqual(
+      [
+        "@arbor/agent-core: no LICENSE file (copy the root LICENSE)",
+        "@arbor/agent-core: version 0.1.0 differs from the other packages' 0.0.0 (one fixed release group)",
+        `@arbor/agent-core: "homepage" must be "${REPOSITORY}/tree/main/packages/agent-core#readme"`,
+        `@arbor/agent-core: "repository" must be { "type": "git", "url": "git+${REPOSITORY}.git", "directory": "packages/agent-core" }`,
+        '@arbor/agent-core: "publishConfig" must say "access": "public"',
+        '@arbor/agent-core: "prepack" must be "rm -rf dist && pnpm run build" (a clean build: no stale files in the tarball)',
+        '@arbor/agent-core: "files" must list CHANGELOG.md',
+        '@arbor/agent-core: "files" must list LICENSE',
+        '@arbor/agent-core: "files" must leave out dist/.tsbuildinfo ("!dist/.tsbuildinfo")',
+        "@arbor/agent-core: dependencies.yaml is pinned to 2.9.1; use a caret range (^2.9.1)",
+        '@arbor/agent-core: exports["."] uses the "source" condition; name it "@arbor/source"',
+        "@arbor/agent-core: README.md has 70 lines (limit 60): keep install, one example and links; move reference to docs/",
+        "@arbor/agent-core: README.md's quick start imports @arbor/ai-providers, which its install line omits",
+        "packages/agent-core/src/index.ts:1: points at the design seeds or DESIGN.md; point at docs/ instead",
+        'packages/agent-core/test/spawn.test.ts: uses the bare "source" condition; use "@arbor/source"',
+      ].sort(),
+    );
   });
 
   it("lets tests use the conformance suite but not source files", () => {
@@ -244,7 +319,7 @@ describe("check:packages", () => {
       },
     ]);
     expect(checkPackages(root)).toEqual([
-      "packages/session-store/src/index.ts: imports @internal/conformance, but @arbor/session-store may not import @internal/conformance (DESIGN.md section 1)",
+      "packages/session-store/src/index.ts: imports @internal/conformance, but @arbor/session-store may not import @internal/conformance (the arrows of docs/architecture.md)",
     ]);
   });
 

@@ -11,10 +11,14 @@ const run = promisify(execFile);
 describe("examples", () => {
   it("01-minimal streams a reply and a tool call, runs the tool and gets the answer", async () => {
     const tsx = join(root, "node_modules", ".bin", "tsx");
-    const { stdout } = await run(tsx, ["--conditions=source", join(root, "examples", "01-minimal.ts")], {
-      cwd: root,
-      env: { ...process.env, CI: "1" },
-    });
+    const { stdout } = await run(
+      tsx,
+      ["--conditions=@arbor/source", join(root, "examples", "01-minimal.ts")],
+      {
+        cwd: root,
+        env: { ...process.env, CI: "1" },
+      },
+    );
     const lines = stdout.trim().split("\n");
     expect(lines[0]).toBe("--- model call 1");
     expect(lines).toContain('toolcall_end   [1] get_time({"timeZone":"Europe/Paris"})');
@@ -65,7 +69,7 @@ describe("every example runs offline without keys", () => {
     delete env.ARBOR_HOME;
     const { stdout } = await run(
       join(root, "node_modules", ".bin", "tsx"),
-      ["--conditions=source", join(root, "examples", file)],
+      ["--conditions=@arbor/source", join(root, "examples", file)],
       { cwd: root, env, timeout: 60_000 },
     );
     const expected = EXPECTED_LINE[file];

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { readmeQuickStart } from "../readme-quick-start.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const run = promisify(execFile);
@@ -14,11 +15,11 @@ afterEach(() => {
   for (const file of written.splice(0)) rmSync(file, { force: true, recursive: true });
 });
 
-/** The first ```ts block of a README. */
+/** The first ```ts block of a README (its quick start). */
 function firstSnippet(readme: string): string {
-  const match = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(root, readme), "utf8"));
-  if (!match?.[1]) throw new Error(`${readme} has no ts snippet`);
-  return match[1];
+  const { code } = readmeQuickStart(readFileSync(join(root, readme), "utf8"));
+  if (!code) throw new Error(`${readme} has no ts snippet`);
+  return code;
 }
 
 describe("README snippets run as written", () => {
@@ -30,9 +31,13 @@ describe("README snippets run as written", () => {
       file,
       `${firstSnippet("packages/ai-providers/README.md")}\nconsole.log(JSON.stringify(message));\n`,
     );
-    const { stdout } = await run(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], {
-      cwd: root,
-    });
+    const { stdout } = await run(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["--conditions=@arbor/source", file],
+      {
+        cwd: root,
+      },
+    );
     const lines = stdout.trim().split("\n");
     const final = JSON.parse(lines.at(-1)!) as {
       stopReason: string;
@@ -55,10 +60,14 @@ describe("README snippets run as written", () => {
     );
     const env: NodeJS.ProcessEnv = { ...process.env, ARBOR_HOME: home };
     delete env.ANTHROPIC_API_KEY;
-    const { stdout } = await run(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], {
-      cwd: root,
-      env,
-    });
+    const { stdout } = await run(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["--conditions=@arbor/source", file],
+      {
+        cwd: root,
+        env,
+      },
+    );
     const last = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
       role: string;
       content: { text: string }[];

@@ -28,7 +28,7 @@ await build({
   platform: "node",
   target: "node20",
   // Sibling packages are bundled from their TypeScript sources, so the bundle does not depend on their dist.
-  conditions: ["source"],
+  conditions: ["@arbor/source"],
   // The database drivers stay external too: better-sqlite3 loads a native addon relative to its own files,
   // and both load only when `--store sqlite:` / `postgres://` is used.
   external: [

@@ -1,5 +1,5 @@
 /**
- * Shared by the CLI core's tests: spawning `arbor` from source (`node --conditions=source --import tsx
+ * Shared by the CLI core's tests: spawning `arbor` from source (`node --conditions=@arbor/source --import tsx
  * src/cli.ts`, so no build is needed) in a temporary home with no API keys, an RPC client over a spawned
  * process, and readers of the session files it writes.
  */
@@ -91,7 +91,7 @@ export function arborProcess(
   args: readonly string[],
   options: RunArborOptions = {},
 ): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ["--conditions=source", "--import", TSX_LOADER, CLI_ENTRY, ...args], {
+  return spawn(process.execPath, ["--conditions=@arbor/source", "--import", TSX_LOADER, CLI_ENTRY, ...args], {
     cwd: options.cwd ?? box.cwd,
     env: { ...box.env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],

@@ -78,6 +78,7 @@ describe("arbor: resuming, continuing and forking sessions", () => {
     expect(JSON.stringify(result)).toContain("only in the fork");
   });
 
+  // In process, like the other steps: each spawned `arbor` costs seconds of start-up under load.
   it("exports a session, and imports and continues a pi agent session", async () => {
     const box = sandbox();
     const id = await prompt(box, "export me");
@@ -93,11 +94,18 @@ describe("arbor: resuming, continuing and forking sessions", () => {
     expect(exported.code).toBe(0);
     expect(readFileSync(join(box.cwd, "out.md"), "utf8")).toContain("export me");
 
-    const imported = await runArbor(box, ["sessions", "import", PI_FIXTURE, "--cwd", box.cwd]);
+    const imported = await runMainInProcess(box, ["sessions", "import", PI_FIXTURE, "--cwd", box.cwd]);
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
     const piId = /as session (\S+)\./.exec(imported.stdout)![1]!;
-    const resumed = await runArbor(box, ["-r", piId, "-p", "hello pi session", "--provider", "scripted"]);
+    const resumed = await runMainInProcess(box, [
+      "-r",
+      piId,
+      "-p",
+      "hello pi session",
+      "--provider",
+      "scripted",
+    ]);
     expect(resumed.stderr).toContain(
       'The session\'s model "mock-openai/mock-gpt" is not known here; using "scripted/demo"',
     );
@@ -114,7 +122,7 @@ describe("arbor: resuming, continuing and forking sessions", () => {
     const outside = await runMainInProcess(box, ["-r", PI_FIXTURE, "-p", "x", "--provider", "scripted"]);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain("arbor sessions import");
-    const forkOutside = await runArbor(box, [
+    const forkOutside = await runMainInProcess(box, [
       "--fork",
       PI_FIXTURE,
       "--mode",

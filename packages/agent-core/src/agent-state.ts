@@ -4,7 +4,7 @@ import type { AgentEvent } from "./events.js";
 import type { AgentMessage } from "./types.js";
 
 /**
- * The agent's observable state (seed 003 section 7). Read it through `agent.state`; change it
+ * The agent's observable state (docs/reference/agent-core.md). Read it through `agent.state`; change it
  * through the agent's methods. Events update it before listeners see them.
  */
 export interface AgentState {
@@ -39,7 +39,7 @@ export interface MutableAgentState {
 }
 
 /**
- * Applies one event to the state, as seed 003 section 7 lists. `pendingToolCalls` is replaced (not
+ * Applies one event to the state, as docs/reference/agent-core.md lists. `pendingToolCalls` is replaced (not
  * mutated) on change, so a UI holding the old set sees a difference.
  */
 export function applyAgentEvent(state: MutableAgentState, event: AgentEvent): void {

@@ -61,8 +61,7 @@ interface ActiveRun {
 }
 
 /**
- * A stateful agent: a transcript, a model, tools, and the loop that runs them (seed 003 sections 2,
- * 7 and 8). `prompt()` and `continue()` start a run and resolve when it has ended; while a run is in
+ * A stateful agent: a transcript, a model, tools, and the loop that runs them (docs/reference/agent-core.md). `prompt()` and `continue()` start a run and resolve when it has ended; while a run is in
  * flight, `steer()` and `followUp()` queue messages, `abort()` stops it, and the setters of model,
  * thinking level, tools and system prompt apply from the next model call.
  */

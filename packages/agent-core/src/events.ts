@@ -3,7 +3,7 @@ import type { AgentToolResult, AgentToolUpdate } from "./agent-tool.js";
 import type { AgentMessage } from "./types.js";
 
 /**
- * What the agent loop reports, in this order (seed 003 section 9):
+ * What the agent loop reports, in this order (docs/reference/agent-core.md):
  *
  * ```
  * agent_start

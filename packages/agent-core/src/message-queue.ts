@@ -3,7 +3,7 @@ import type { AgentMessage, QueueMode } from "./types.js";
 /**
  * A queue of messages waiting to enter a run: the agent keeps one for steering (injected before the
  * next model call) and one for follow-ups (injected when the agent would stop). {@link drain} takes
- * the oldest message in `one-at-a-time` mode and every message in `all` mode (seed 003 section 8).
+ * the oldest message in `one-at-a-time` mode and every message in `all` mode (docs/reference/agent-core.md).
  */
 export class MessageQueue {
   /** How many messages one {@link drain} takes; may be changed at any time. */

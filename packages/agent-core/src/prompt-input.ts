@@ -6,7 +6,7 @@ import type { AgentMessage } from "./types.js";
 export type PromptInput = string | AgentMessage | readonly AgentMessage[];
 
 /**
- * Turns prompt input into messages (seed 003 section 2): a string becomes
+ * Turns prompt input into messages (docs/reference/agent-core.md): a string becomes
  * `{ role: "user", content: [{ type: "text", text }, ...images], timestamp }`; a message becomes
  * `[message]`; a list is copied.
  *

@@ -1,7 +1,7 @@
 import type { AssistantMessage, StopReason, ToolCall } from "./types.js";
 
 /**
- * The streaming protocol every provider speaks (seed 003 section 2). A stream is:
+ * The streaming protocol every provider speaks (docs/architecture.md, "The event protocol"). A stream is:
  *
  * `start`, then for each content block `*_start`, any number of `*_delta`, `*_end` (blocks may not
  * interleave: a block ends before the next starts), then exactly one terminal event — `done` or

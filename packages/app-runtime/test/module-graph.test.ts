@@ -26,7 +26,16 @@ async function loadedModules(specifiers: readonly string[], cwd: string): Promis
   await new Promise<void>((resolve, reject) => {
     execFile(
       process.execPath,
-      ["--conditions=source", "--import", "tsx", "--import", recorder, "--input-type=module", "-e", program],
+      [
+        "--conditions=@arbor/source",
+        "--import",
+        "tsx",
+        "--import",
+        recorder,
+        "--input-type=module",
+        "-e",
+        program,
+      ],
       { cwd, env: { ...process.env, ARBOR_LOAD_LOG: log, ARBOR_LOAD_LOG_HOOKS: "" } },
       (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()),
     );

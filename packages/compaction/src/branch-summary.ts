@@ -15,7 +15,7 @@ import {
 import { boundSummary } from "./summary-bounds.js";
 
 /**
- * Branch summarization (seed 000, section 7): when the user goes back to an earlier entry, the branch left
+ * Branch summarization (docs/reference/compaction.md): when the user goes back to an earlier entry, the branch left
  * behind — from the old leaf back to the common ancestor — is summarized into the text of a
  * `branch_summary` entry, so the new branch keeps what was tried and learned there.
  */

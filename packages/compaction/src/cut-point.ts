@@ -30,7 +30,7 @@ export interface CutPoint {
 
 /**
  * Finds where to cut a branch so that about `keepRecentTokens` of the most recent history stay verbatim
- * (seed 000, section 5.2). Only `entries[startIndex .. endIndex - 1]` are considered.
+ * (docs/reference/compaction.md). Only `entries[startIndex .. endIndex - 1]` are considered.
  *
  * Walks back from the newest entry, adding the estimated tokens of each context message, until the sum
  * reaches `keepRecentTokens`; then snaps to the nearest valid cut point at or after that entry (so the tail

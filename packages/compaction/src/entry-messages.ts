@@ -26,7 +26,7 @@ export function isTurnStart(entry: SessionEntry): boolean {
 }
 
 /**
- * Whether the kept part of a compaction may start at this entry (seed 000, section 5.2): a `message` entry
+ * Whether the kept part of a compaction may start at this entry (docs/reference/compaction.md): a `message` entry
  * of any role but `toolResult` (user, assistant, custom, bashExecution, an application's own role), a
  * `custom_message` or a `branch_summary`. A tool result never starts it: it stays with its call. (Whether a
  * call's result lies beyond the entry is checked separately, by `findCutPoint`.)

@@ -88,7 +88,7 @@ export class FileOperationTracker {
 }
 
 /**
- * The file lists as appended to a summary (seed 000, section 5.4): a blank line, then
+ * The file lists as appended to a summary (docs/reference/compaction.md): a blank line, then
  * `Files read: a, b` and `Files modified: c` (each line only when its list is not empty; at most 100 files
  * per line, then `(+N more)`). Empty when both lists are empty.
  */

@@ -1,6 +1,6 @@
 /**
  * @arbor/compaction — token estimation, `shouldCompact`, cut points, `prepareCompaction`, `compact()` and
- * branch summaries (seed 000, sections 4, 5 and 11), bounded (every summarizer call fits its model; chunks;
+ * branch summaries (docs/reference/compaction.md), bounded (every summarizer call fits its model; chunks;
  * a deterministic fallback) and recoverable (`details.covered` names the summarized entries). It plans and
  * summarizes; it never writes to a store — the harness appends the entries.
  */

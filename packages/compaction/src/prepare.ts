@@ -82,7 +82,7 @@ export interface PrepareCompactionOptions {
 }
 
 /**
- * Plans a compaction of a branch (seed 000, section 5.3): pure, no model call, no write.
+ * Plans a compaction of a branch (docs/reference/compaction.md): pure, no model call, no write.
  *
  * 1. The latest compaction on the branch gives the previous summary; the history to consider starts at
  *    its `firstKeptEntryId` (its kept part is in the context, so it may be summarized now) or after it.

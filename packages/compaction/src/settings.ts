@@ -2,7 +2,7 @@ import { type Static, Type, validateToolArguments } from "@arbor/ai-providers";
 import { InvalidCompactionSettingsError } from "./errors.js";
 
 /**
- * Compaction settings (seed 000, sections 5.1 and 11) as a TypeBox schema: the single source of truth for
+ * Compaction settings (docs/reference/compaction.md) as a TypeBox schema: the single source of truth for
  * the configuration file and the static type. Validated when loaded, by {@link resolveCompactionSettings}.
  */
 export const CompactionSettingsSchema = Type.Object(
@@ -118,7 +118,7 @@ export function resolveCompactionSettings(partial?: unknown): CompactionSettings
 }
 
 /**
- * Whether to compact before the next model call (seed 000, section 5.1): the settings are enabled and the
+ * Whether to compact before the next model call (docs/reference/compaction.md): the settings are enabled and the
  * context is larger than `contextWindow - reserveTokens`.
  *
  * Example: a 200,000-token window with the default reserve compacts above 183,616 tokens.

@@ -9,7 +9,7 @@ import {
 import type { CompactionSettings } from "./settings.js";
 
 /**
- * How a session is compacted (DESIGN.md section 2): pure planning plus summarizing. The harness holds one
+ * How a session is compacted (docs/architecture.md, "CompactionStrategy"): pure planning plus summarizing. The harness holds one
  * and calls it before a model call when `shouldCompact` says so, then appends the result as a
  * `compaction` entry; an application may supply its own (e.g. one that keeps more, or summarizes
  * differently) without touching the harness.

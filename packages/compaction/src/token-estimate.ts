@@ -2,7 +2,7 @@ import type { ImageContent, TextContent, Usage } from "@arbor/ai-providers";
 import type { SessionMessage } from "@arbor/session-store";
 
 /**
- * Token estimation (seed 000, section 4): a character heuristic, `ceil(chars / 4)` per message, anchored
+ * Token estimation (docs/reference/compaction.md): a character heuristic, `ceil(chars / 4)` per message, anchored
  * on the provider-reported usage of the latest assistant message when there is one, so that estimation
  * errors do not compound over a long session.
  */
@@ -56,7 +56,7 @@ export function messageChars(message: SessionMessage): number {
 }
 
 /**
- * Estimated tokens of one message, `ceil(chars / 4)` where chars are, by role (seed 000, section 4):
+ * Estimated tokens of one message, `ceil(chars / 4)` where chars are, by role (docs/reference/compaction.md):
  *
  * - `user`, `toolResult`, `custom`: the text of the content; each image counts 4,800 characters;
  * - `assistant`: text + thinking + for each tool call its name and `JSON.stringify(arguments)`;
@@ -103,7 +103,7 @@ export interface ContextTokenEstimate {
 }
 
 /**
- * Estimates the tokens of a context (seed 000, section 4): the usage the provider reported with the latest
+ * Estimates the tokens of a context (docs/reference/compaction.md): the usage the provider reported with the latest
  * assistant message that has a usable one ({@link usageTokensOf}), plus {@link estimateTokens} of every
  * message after it; without such a message, the sum of {@link estimateTokens} over all messages.
  *

@@ -28,7 +28,7 @@ export type NavigateTreeResult =
   | { kind: "aborted" };
 
 /**
- * Moves the session's leaf to `targetId` (seed 000 section 7, seed 003 section 5): the branch being left —
+ * Moves the session's leaf to `targetId` (docs/reference/harness.md): the branch being left —
  * from the old leaf back to the deepest entry both paths share — is summarized (unless `summarize` is false
  * or there is nothing to summarize) and the summary becomes a `branch_summary` child of the target, the new
  * leaf; otherwise a `leaf` entry records the move. `session_before_tree` handlers may cancel the move or

@@ -5,7 +5,7 @@ import { asSessionMessage } from "./messages.js";
 
 /** How full the model's context window is, as the harness estimates it before each model call. */
 export interface ContextUsage {
-  /** Estimated context tokens (seed 000 section 4: last reported usage + chars/4 of the messages after it). */
+  /** Estimated context tokens (docs/reference/harness.md: last reported usage + chars/4 of the messages after it). */
   tokens: number;
   /** The model's context window. */
   contextWindow: number;

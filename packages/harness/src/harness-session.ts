@@ -368,7 +368,7 @@ export class HarnessSession {
   }
 
   /**
-   * Moves the session to another entry of its tree (seed 000 section 7): the branch being left is summarized
+   * Moves the session to another entry of its tree (docs/reference/harness.md): the branch being left is summarized
    * into a `branch_summary` entry (unless `summarize: false`), the leaf moves, and the next prompt continues
    * from the target, whose context is [earlier summary, path to the target, branch summary]. The current
    * model, thinking level and tools stay (entries record them on the new branch when they differ).

@@ -22,7 +22,7 @@ export interface NewSessionOptions {
 }
 
 /**
- * The composition root of Arbor (seed 003 section 1): a stream function, a session store, tools and settings
+ * The composition root of Arbor (docs/reference/harness.md): a stream function, a session store, tools and settings
  * turned into running sessions. It never imports a concrete provider or store.
  */
 export class AgentHarness {
@@ -58,8 +58,7 @@ export class AgentHarness {
   }
 
   /**
-   * Opens a stored session and starts it where it was left: its context rebuilt from the entries (seed 000
-   * section 3), with the model, thinking level and tools they record. A session already open in this harness
+   * Opens a stored session and starts it where it was left: its context rebuilt from the entries (docs/session-format.md), with the model, thinking level and tools they record. A session already open in this harness
    * is returned as it is.
    *
    * Contract: rejects with the store's `SessionNotFoundError`, `SessionCorruptError`, and

@@ -13,7 +13,7 @@ import type { SessionEntry } from "@arbor/session-store";
 import type { ExpandedInput } from "./session-resources.js";
 
 /**
- * The hooks of seed 000 section 9, plus the loop's `prepareNextTurn` and `shouldStopAfterTurn`. Each hook
+ * The hooks of docs/reference/harness.md, plus the loop's `prepareNextTurn` and `shouldStopAfterTurn`. Each hook
  * has an event (what the handler sees) and a result (what it may return). Several handlers of one hook run
  * in registration order (the harness's first, then the session's); how their results combine is said per
  * hook. A handler that throws is reported (`hook_error` event, `onError`) and counts as having returned

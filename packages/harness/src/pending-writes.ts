@@ -1,7 +1,7 @@
 import type { CustomMessageInput, Session, SessionEntry } from "@arbor/session-store";
 
 /**
- * A settings change waiting for the next save point (seed 000 section 8). Messages go to the session as
+ * A settings change waiting for the next save point (docs/reference/harness.md). Messages go to the session as
  * their `message_end` arrives (the session queues them in memory); settings changes made while an operation
  * is in flight wait here and join the session at the next save point, after the turn's messages — they take
  * effect from the next model call, which is where they belong in the tree.

@@ -22,7 +22,7 @@ export interface ProviderCallObserver {
 }
 
 /**
- * Wraps the agent's `StreamFn` with the provider hooks (seed 000 section 9):
+ * Wraps the agent's `StreamFn` with the provider hooks (docs/reference/harness.md):
  *
  * - `before_provider_request` sees model, converted context and options and may patch the options; when it
  *   has handlers, the provider is called once they have run (the returned stream forwards its events);

@@ -74,7 +74,7 @@ export function compactionBranch(session: Session, leafId: string | null): Sessi
 }
 
 /**
- * The compactions of one harness session: the check before every model call (seed 000 sections 4 and 5.1),
+ * The compactions of one harness session: the check before every model call (docs/reference/harness.md),
  * compaction on demand and after an overflow — never two at once — and the fitting of every call's
  * messages to the window. It never changes the session's phase: `HarnessSession` reports `compaction`
  * while {@link isRunning}. Internal.

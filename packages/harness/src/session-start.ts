@@ -24,7 +24,7 @@ export interface SessionStartState {
 /**
  * Loads the resources of the session's working directory (with the harness's `resources` loader) and works out its model, thinking level and active
  * tools: a new session takes the harness's defaults (and records the model and thinking level); an opened one
- * takes what its entries record on the current path (seed 000 section 3, `deriveSessionContextState`) —
+ * takes what its entries record on the current path (docs/reference/harness.md, `deriveSessionContextState`) —
  * when a recorded model does not resolve or a recorded tool is unknown, the default is used and a warning
  * says so.
  */

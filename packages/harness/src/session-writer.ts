@@ -4,7 +4,7 @@ import { type PendingWrite, PendingWrites } from "./pending-writes.js";
 import type { SessionEvents } from "./session-events.js";
 
 /**
- * The pending writes of one harness session (seed 000 section 8). Messages join the session when their
+ * The pending writes of one harness session (docs/reference/harness.md). Messages join the session when their
  * `message_end` arrives — in memory only; settings changes made while an operation is in flight wait in
  * {@link PendingWrites}. {@link save} is the save point: it appends the waiting settings changes after the
  * messages, writes everything in one `flush()` (one atomic batch), and emits `save_point`. A store failure

@@ -20,7 +20,7 @@ afterEach(() => {
 function startHolder(home: string, sessionId: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", holderScript, home, sessionId, "append"],
+    ["--conditions=@arbor/source", "--import", "tsx", holderScript, home, sessionId, "append"],
     {
       cwd: packageDirectory,
       stdio: ["pipe", "pipe", "pipe"],

@@ -21,7 +21,7 @@ interface WorkerReport {
 /** Starts a worker and resolves once it is ready; `done` resolves with its report. */
 function startWorker(args: string[]): Promise<{ child: ChildProcess; done: Promise<WorkerReport> }> {
   const script = join(import.meta.dirname, "fixtures", "append-worker.ts");
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, ["--conditions=@arbor/source", "--import", "tsx", script, ...args], {
     cwd: join(import.meta.dirname, ".."),
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -61,7 +61,7 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
 }
 
 /**
- * Builds the context of the path that ends at `leafId` (seed 000, section 3):
+ * Builds the context of the path that ends at `leafId` (docs/session-format.md):
  *
  * 1. Walk from the leaf towards the root until the latest compaction on the path (found in O(1): every
  *    node knows its nearest compaction ancestor). Without one, the walk reaches the root.

@@ -3,7 +3,7 @@ import { StoredMessageSchema, UserContentBlockSchema } from "./message-schemas.j
 import { stringOtherThan, timestampString } from "./schema-kinds.js";
 
 /**
- * TypeBox schemas of a session's lines (seed 000, section 6): line 1 is the header, every other line an
+ * TypeBox schemas of a session's lines (docs/session-format.md): line 1 is the header, every other line an
  * entry `{type, id, parentId, timestamp, ...}`. Field for field compatible with the pi agent's version-3
  * files. Objects allow fields they do not name, and entries of types this version does not know are
  * valid ({@link UnknownSessionEntrySchema}): both are kept, never dropped.

@@ -42,7 +42,7 @@ function heldEntry(entry: SessionEntry): StoredEntry {
 }
 
 /**
- * A session as a tree (seed 000, sections 3 and 7): the entries of a {@link SessionStore} indexed by
+ * A session as a tree (docs/session-format.md): the entries of a {@link SessionStore} indexed by
  * id, children, labels and name, the current leaf, the context of a path, and appends.
  *
  * Opening reads only each entry's tree fields (`type`, `id`, `parentId`) plus the small entries whose
@@ -197,7 +197,7 @@ export class Session {
   }
 
   /**
-   * The context of the path ending at `leafId` (default: the current leaf), as seed 000 section 3
+   * The context of the path ending at `leafId` (default: the current leaf), as docs/session-format.md
    * describes it; see `buildSessionContext` for the steps.
    *
    * Contract: O(entries on the path since its latest compaction + that compaction's kept span); never

@@ -32,7 +32,7 @@ describe("docs/session-format.schema.json", () => {
     const committed = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as unknown;
     expect(
       committed,
-      "docs/session-format.schema.json is stale: run `pnpm exec tsx --conditions=source packages/session-store/test/write-json-schema.ts`",
+      "docs/session-format.schema.json is stale: run `pnpm exec tsx --conditions=@arbor/source packages/session-store/test/write-json-schema.ts`",
     ).toEqual(sessionFormatJsonSchema());
   });
 

@@ -2,7 +2,7 @@
  * Writes `docs/session-format.schema.json` from the TypeBox schemas (`sessionFormatJsonSchema()`).
  *
  * Usage (from the repository root):
- * `pnpm exec tsx --conditions=source packages/session-store/test/write-json-schema.ts`
+ * `pnpm exec tsx --conditions=@arbor/source packages/session-store/test/write-json-schema.ts`
  * then `pnpm exec biome format --write docs/session-format.schema.json`.
  * `test/json-schema.test.ts` fails while the committed file differs from the schemas.
  */

@@ -22,7 +22,16 @@ function modulesLoadedBy(code: string, cwd: string, name: string): string[] {
   const record = join(directory, `${name}.txt`);
   const run = spawnSync(
     process.execPath,
-    ["--conditions=source", "--import", TSX_LOADER, "--import", RECORDER, "--input-type=module", "-e", code],
+    [
+      "--conditions=@arbor/source",
+      "--import",
+      TSX_LOADER,
+      "--import",
+      RECORDER,
+      "--input-type=module",
+      "-e",
+      code,
+    ],
     { cwd, env: { ...process.env, ARBOR_MODULE_RECORD: record }, encoding: "utf8", timeout: 60_000 },
   );
   expect(run.stderr).toBe("");

@@ -17,7 +17,7 @@ describe("the README", () => {
     const file = join(packageDir, `.readme-example-${process.pid}.ts`);
     writeFileSync(file, code!);
     try {
-      const run = spawnSync(process.execPath, ["--conditions=source", "--import", TSX_LOADER, file], {
+      const run = spawnSync(process.execPath, ["--conditions=@arbor/source", "--import", TSX_LOADER, file], {
         cwd: packageDir,
         encoding: "utf8",
         timeout: 60_000,

@@ -1,0 +1,382 @@
+/**
+ * `pnpm pack:check` (a step of `.ci/run`): what a stranger gets from npm.
+ *
+ * 1. Builds (turbo), packs every published workspace package with `pnpm pack` and checks each tarball:
+ *    LICENSE, README.md and package.json present, no `.tsbuildinfo`; the CLI ships its bundle only.
+ * 2. Installs the library tarballs with npm into a fresh project in the system temp directory (outside the
+ *    repository; third-party dependencies come from the npm registry) and checks that every shipped source
+ *    map points at a shipped file.
+ * 3. Runs each README's first ```ts block there as an .mjs (types stripped with TypeScript's
+ *    `transpileModule`), and type-checks the blocks against the installed packages under
+ *    `moduleResolution` `node16` and `bundler`, without `skipLibCheck`.
+ * 4. `npm i -g --prefix <temp>` the CLI tarball, checks its runtime dependencies are exactly the packages the
+ *    bundle imports, runs `arbor --version` and `arbor --provider scripted -p help`, and reports its size.
+ *
+ * Usage: `tsx scripts/pack-check.ts` (after `turbo run build`). The PostgreSQL store's snippet needs
+ * `DATABASE_URL` (`.ci/run` starts a server) and is skipped, saying so, without it. Exits 1 on any failure.
+ * `ARBOR_PACK_KEEP=1` keeps the temporary directory; `ARBOR_PACK_SCRIPTS=1` runs `prepack` and every install
+ * script (better-sqlite3 then compiles its addon: about a minute more on 2 cores).
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { findPackages } from "./check-packages.ts";
+import { importedPackages, readmeQuickStart } from "./readme-quick-start.ts";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const work = mkdtempSync(join(tmpdir(), "arbor-pack-"));
+const failures: string[] = [];
+const fail = (message: string) => {
+  failures.push(message);
+  console.error(`pack-check: FAIL ${message}`);
+};
+const started = Date.now();
+const step = (message: string) =>
+  console.log(`pack-check: ${message} (${Math.round((Date.now() - started) / 1000)} s)`);
+
+/** Runs a command, streaming nothing; returns its output or records a failure. */
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; what: string },
+) {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    encoding: "utf8",
+    timeout: 900_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) {
+    fail(
+      `${options.what}: exit ${result.status ?? result.signal}\n${result.stdout}${result.stderr}`.trimEnd(),
+    );
+  }
+  return result;
+}
+
+/** The same as {@link run}, without blocking: a few of these run at once (`inParallel`). */
+function runAsync(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; what: string },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill(), 900_000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      if (status !== 0) fail(`${options.what}: exit ${status}\n${stdout}${stderr}`.trimEnd());
+      done({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `task` over `items`, `width` at a time (2 cores: a few processes keep both busy). */
+async function inParallel<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+    }),
+  );
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+
+/** Total size of the files under a directory. */
+function sizeOf(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.size;
+  let total = 0;
+  for (const entry of readdirSync(path)) total += sizeOf(join(path, entry));
+  return total;
+}
+
+const published = findPackages(root).filter((pkg) => !pkg.json.private);
+const cli = published.find((pkg) => pkg.json.bin !== undefined);
+const libraries = published.filter((pkg) => pkg !== cli);
+const sqliteStore = published.find(
+  (pkg) => pkg.json.dependencies?.["better-sqlite3"] !== undefined && pkg !== cli,
+);
+const require = createRequire(import.meta.url);
+
+// 1. Build (cached by turbo when CI has just built) and pack.
+const packFlags = process.env.ARBOR_PACK_SCRIPTS ? [] : ["--config.ignore-scripts=true"];
+run("pnpm", ["exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+  cwd: root,
+  what: "turbo run build",
+});
+const tarballDir = join(work, "tarballs");
+mkdirSync(tarballDir);
+const tarballs = new Map<string, string>();
+await inParallel(published, 3, async (pkg) => {
+  const destination = join(tarballDir, pkg.name.replace(/^@arbor\//, ""));
+  mkdirSync(destination);
+  // `pnpm pack` turns workspace: ranges into versions. The build is done above, once, so `prepack` (a clean
+  // build, for `pnpm publish`) is skipped unless ARBOR_PACK_SCRIPTS=1.
+  await runAsync("pnpm", ["pack", ...packFlags, "--pack-destination", destination], {
+    cwd: pkg.dir,
+    what: `pnpm pack ${pkg.name}`,
+  });
+  const made = readdirSync(destination).find((file) => file.endsWith(".tgz"));
+  if (!made) {
+    fail(`pnpm pack ${pkg.name} made no tarball`);
+    return;
+  }
+  const tarball = join(destination, made);
+  tarballs.set(pkg.name, tarball);
+  const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n");
+  for (const required of ["package/LICENSE", "package/README.md", "package/package.json"]) {
+    if (!files.includes(required)) fail(`${pkg.name}: the tarball has no ${required.slice(8)}`);
+  }
+  for (const file of files.filter((file) => file.endsWith(".tsbuildinfo")))
+    fail(`${pkg.name}: the tarball ships ${file}`);
+  if (pkg === cli) {
+    const extra = files.filter(
+      (file) =>
+        !/^package\/(dist\/arbor[\w-]*\.js|LICENSE|README\.md|CHANGELOG\.md|package\.json)$/.test(file),
+    );
+    if (extra.length > 0)
+      fail(`${pkg.name}: the tarball ships more than the bundle: ${extra.slice(0, 5).join(", ")}…`);
+  }
+  console.log(`pack-check: ${made}: ${kb(statSync(tarball).size)} packed, ${files.length} files`);
+});
+step("packed");
+if (failures.length > 0) finish(); // nothing to install
+
+/** Removes the temporary directory (unless kept) and exits: 1 after any failure. */
+function finish(): never {
+  if (process.env.ARBOR_PACK_KEEP) console.log(`pack-check: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  if (failures.length > 0) {
+    console.error(`pack-check: ${failures.length} failure(s)`);
+    process.exit(1);
+  }
+  console.log(`pack-check: ${published.length} packages packed, installed and run`);
+  process.exit(0);
+}
+
+// 2. Install the libraries into a fresh project outside the repository.
+const app = join(work, "app");
+mkdirSync(app);
+writeFileSync(
+  join(app, "package.json"),
+  `${JSON.stringify({ name: "arbor-pack-check", private: true, type: "module" }, null, 2)}\n`,
+);
+writeFileSync(join(app, "notes.txt"), "first line\nsecond line\nthird line\n");
+const npmEnv = {
+  ...process.env,
+  npm_config_update_notifier: "false",
+  npm_config_fund: "false",
+  npm_config_audit: "false",
+};
+// better-sqlite3's install script compiles its addon from source when no prebuilt binary can be downloaded
+// (about a minute on 2 cores). Installs run without scripts; the addon the workspace install built is copied
+// in when the versions match, else `npm rebuild` builds it. ARBOR_PACK_SCRIPTS=1 runs every install script.
+const installFlags = process.env.ARBOR_PACK_SCRIPTS
+  ? ["--loglevel=error"]
+  : ["--loglevel=error", "--ignore-scripts"];
+const libraryTarballs = libraries.map((pkg) => tarballs.get(pkg.name)).filter((file) => file !== undefined);
+run("npm", ["install", ...installFlags, "@types/node@^20", ...libraryTarballs], {
+  cwd: app,
+  env: npmEnv,
+  what: "npm install (libraries)",
+});
+provideSqliteAddon(join(app, "node_modules"));
+step("installed the libraries");
+
+/** Puts better-sqlite3's native addon under `modules` (a node_modules folder) when scripts did not build it. */
+function provideSqliteAddon(modules: string): void {
+  const installed = join(modules, "better-sqlite3");
+  const addon = join("build", "Release", "better_sqlite3.node");
+  if (!existsSync(installed) || existsSync(join(installed, addon))) return;
+  const workspaceCopy = join(
+    dirname(require.resolve("better-sqlite3/package.json", { paths: [sqliteStore?.dir ?? root] })),
+  );
+  const version = (dir: string) =>
+    (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
+  if (existsSync(join(workspaceCopy, addon)) && version(workspaceCopy) === version(installed)) {
+    mkdirSync(join(installed, "build", "Release"), { recursive: true });
+    copyFileSync(join(workspaceCopy, addon), join(installed, addon));
+  } else {
+    run("npm", ["rebuild", "better-sqlite3", "--loglevel=error"], {
+      cwd: dirname(modules),
+      env: npmEnv,
+      what: "npm rebuild better-sqlite3",
+    });
+  }
+}
+for (const pkg of libraries) {
+  const installed = join(app, "node_modules", pkg.name);
+  if (!existsSync(installed)) {
+    fail(`${pkg.name} is not installed`);
+    continue;
+  }
+  for (const map of listFiles(installed).filter((file) => file.endsWith(".map"))) {
+    const { sources } = JSON.parse(readFileSync(map, "utf8")) as { sources: string[] };
+    for (const source of sources) {
+      if (!existsSync(resolve(dirname(map), source))) {
+        fail(`${pkg.name}: ${relative(installed, map)} points at ${source}, which is not shipped`);
+        break;
+      }
+    }
+  }
+}
+
+/** The packages an esbuild bundle loads: its `import … from "x"` lines and `import("x")` calls. */
+function bundleImports(bundle: string): string[] {
+  const found = new Set<string>();
+  const statics = bundle.matchAll(/^\s*(?:import|export)\s+(?:[^;"]*?\s+from\s+)?"([^"]+)";?\s*$/gm);
+  for (const match of [...statics, ...bundle.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)]) {
+    const specifier = match[1]!;
+    if (specifier.startsWith("node:") || specifier.startsWith(".")) continue;
+    const parts = specifier.split("/");
+    found.add(specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!);
+  }
+  return [...found].sort();
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() && entry.name !== "node_modules"
+      ? listFiles(join(dir, entry.name))
+      : entry.isFile()
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+// 3. Run and type-check every README's quick start.
+const home = join(work, "home");
+mkdirSync(home);
+const snippets: string[] = [];
+const snippetEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, ARBOR_HOME: home, NO_COLOR: "1" };
+if (process.env.DATABASE_URL) snippetEnv.DATABASE_URL = process.env.DATABASE_URL;
+const runnable: { name: string; slug: string }[] = [];
+for (const pkg of libraries) {
+  const { code } = readmeQuickStart(readFileSync(join(pkg.dir, "README.md"), "utf8"));
+  if (code === undefined) {
+    fail(`${pkg.name}: README.md has no \`\`\`ts quick start`);
+    continue;
+  }
+  const slug = pkg.name.replace(/^@arbor\//, "");
+  snippets.push(`${slug}.ts`);
+  writeFileSync(join(app, `${slug}.ts`), code);
+  const js = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    fileName: `${slug}.ts`,
+  }).outputText;
+  writeFileSync(join(app, `${slug}.mjs`), js);
+  if (importedPackages(code).some((name) => name.includes("postgres")) && !snippetEnv.DATABASE_URL) {
+    console.log(`pack-check: ${pkg.name} quick start skipped: no DATABASE_URL`);
+  } else runnable.push({ name: pkg.name, slug });
+}
+await inParallel(runnable, 3, async ({ name, slug }) => {
+  const what = `${name} README quick start`;
+  const result = await runAsync(process.execPath, [`${slug}.mjs`], { cwd: app, env: snippetEnv, what });
+  if (result.status === 0)
+    console.log(`pack-check: ${what} ran (${result.stdout.split("\n").length - 1} lines of output)`);
+});
+step("ran the quick starts");
+const strict = {
+  strict: true,
+  noEmit: true,
+  target: "ES2022",
+  lib: ["ES2023"],
+  types: ["node"],
+  skipLibCheck: false,
+};
+const resolutions = [
+  ["node16", { module: "node16", moduleResolution: "node16" }],
+  ["bundler", { module: "esnext", moduleResolution: "bundler" }],
+] as const;
+await inParallel(resolutions, 2, async ([name, options]) => {
+  const config = join(app, `tsconfig.${name}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({ compilerOptions: { ...strict, ...options }, files: snippets }, null, 2),
+  );
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  const what = `type-check of the quick starts (moduleResolution ${name})`;
+  const result = await runAsync(process.execPath, [tsc, "-p", config], { cwd: app, what });
+  if (result.status === 0)
+    console.log(`pack-check: ${snippets.length} quick starts type-check under moduleResolution ${name}`);
+});
+step("type-checked");
+
+// 4. The CLI, installed globally into a temporary prefix.
+const cliTarball = cli && tarballs.get(cli.name);
+if (cli && cliTarball) {
+  const prefix = join(work, "global");
+  run("npm", ["install", "--global", ...installFlags, "--prefix", prefix, cliTarball], {
+    cwd: work,
+    env: npmEnv,
+    what: "npm install --global (CLI)",
+  });
+  const installed = join(prefix, "lib", "node_modules", cli.name);
+  provideSqliteAddon(join(installed, "node_modules"));
+  if (existsSync(installed)) {
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      version: string;
+      dependencies?: Record<string, string>;
+    };
+    const bundle = readdirSync(join(installed, "dist"))
+      .map((file) => readFileSync(join(installed, "dist", file), "utf8"))
+      .join("\n");
+    const imported = bundleImports(bundle);
+    const declared = Object.keys(manifest.dependencies ?? {}).sort();
+    if (imported.join(",") !== declared.join(",")) {
+      fail(
+        `${cli.name}: dependencies [${declared.join(", ")}] are not what the bundle imports [${imported.join(", ")}]`,
+      );
+    }
+    const arbor = join(prefix, "bin", "arbor");
+    const cliEnv = { ...snippetEnv };
+    const version = run(arbor, ["--version"], { cwd: app, env: cliEnv, what: "arbor --version" });
+    if (version.status === 0 && !version.stdout.includes(manifest.version)) {
+      fail(`arbor --version printed ${JSON.stringify(version.stdout)}, not ${manifest.version}`);
+    }
+    const help = run(arbor, ["--provider", "scripted", "-p", "help"], {
+      cwd: app,
+      env: cliEnv,
+      what: "arbor --provider scripted -p help",
+    });
+    if (help.status === 0 && help.stdout.trim() === "")
+      fail("arbor --provider scripted -p help printed nothing");
+    const modules = readdirSync(join(prefix, "lib", "node_modules", cli.name, "node_modules"), {
+      recursive: true,
+    })
+      .map(String)
+      .filter((entry) => entry.endsWith("package.json") && !entry.includes("/test/")).length;
+    console.log(
+      `pack-check: ${cli.name} installed globally: ${kb(sizeOf(join(prefix, "lib", "node_modules")))} (about ${modules} package.json files), ` +
+        `arbor --version: ${version.stdout.trim()}`,
+    );
+  } else fail(`${cli.name} is not installed under ${prefix}`);
+  step("installed and ran the CLI");
+}
+
+finish();
