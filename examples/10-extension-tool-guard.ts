@@ -4,7 +4,7 @@
  * the guard blocks it, the model sees the reason as an error result, and the directory survives. The same file
  * works in the CLI: `arbor --extension examples/extensions/block-rm-rf.ts`. Runs offline, no API key:
  *
- *   pnpm exec tsx --conditions=source examples/10-extension-tool-guard.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/10-extension-tool-guard.ts
  */
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

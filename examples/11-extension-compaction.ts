@@ -4,7 +4,7 @@
  * then `compact()`: the `compaction` entry holds the extension's summary, and the next model call sees it.
  * Runs offline, no API key:
  *
- *   pnpm exec tsx --conditions=source examples/11-extension-compaction.ts
+ *   pnpm exec tsx --conditions=@arbor/source examples/11-extension-compaction.ts
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
