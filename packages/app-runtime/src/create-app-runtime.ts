@@ -28,6 +28,7 @@ import { setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
 import { describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
+import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
 import { VERSION } from "./version.js";
 
@@ -56,6 +57,11 @@ export interface AppRuntimeOptions {
   session?: SessionChoice;
   /** An allow list of tools, `false` for none, `undefined` for settings' `tools`, else every tool. */
   tools?: readonly ToolName[] | false;
+  /**
+   * `true`: the tools' environment keeps the API key variables (see `tool-environment.ts`). Default:
+   * settings' `shareKeysWithTools`, else `false` (the bash tool never sees the keys).
+   */
+  shareKeysWithTools?: boolean;
   /** The thinking level (`--thinking`); when given, a resumed session switches to it. Default: settings'. */
   thinkingLevel?: ThinkingLevel;
   /** Default: settings' `systemPrompt`. */
@@ -226,12 +232,17 @@ class Runtime implements AppRuntime {
   }
 }
 
-async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Promise<AgentTool[]> {
+async function codingTools(
+  cwd: string,
+  tools: AppRuntimeOptions["tools"],
+  hiddenVariables: readonly string[],
+): Promise<AgentTool[]> {
   if (tools === false) return [];
   const { createCodingTools, CODING_TOOL_NAMES } = await import("@arbor/coding-tools");
   const wanted =
     tools === undefined ? CODING_TOOL_NAMES : CODING_TOOL_NAMES.filter((name) => tools.includes(name));
-  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted });
+  const bash = { env: withoutVariables(hiddenVariables) };
+  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted, bash });
 }
 
 /**
@@ -245,7 +256,7 @@ async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Prom
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
   const home = options.home ?? resolveArborHome(options.env);
-  const { settings, choice, loaded, loadById } = await setUpProvider({
+  const { settings, customProviders, choice, loaded, loadById } = await setUpProvider({
     cwd: options.cwd,
     env: options.env,
     home,
@@ -257,6 +268,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
   const persistent = options.persistent !== false;
   const storeUrl = options.store ?? defaults.store;
   const tools = options.tools ?? defaults.tools;
+  const shareKeys = options.shareKeysWithTools ?? defaults.shareKeysWithTools ?? false;
   const thinkingLevel = options.thinkingLevel ?? (defaults.thinking as ThinkingLevel | undefined);
   const systemPrompt = options.systemPrompt ?? defaults.systemPrompt;
   const appendSystemPrompt = options.appendSystemPrompt ?? defaults.appendSystemPrompt;
@@ -278,7 +290,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       registry,
       model,
       store,
-      tools: await codingTools(options.cwd, tools),
+      tools: await codingTools(options.cwd, tools, shareKeys ? [] : keyVariableNames(customProviders)),
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
       resources: createResourceLoader({ home }),

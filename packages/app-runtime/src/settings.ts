@@ -29,6 +29,9 @@ export const SettingsSchema = Type.Object(
     baseUrl: Type.Optional(Type.String({ minLength: 1, description: "an OpenAI-compatible server's URL" })),
     thinking: Type.Optional(Type.Union(THINKING_LEVELS.map((level) => Type.Literal(level)))),
     tools: Type.Optional(Type.Array(Type.Union(TOOL_NAMES.map((name) => Type.Literal(name))))),
+    shareKeysWithTools: Type.Optional(
+      Type.Boolean({ description: "true: the bash tool's environment keeps the API key variables" }),
+    ),
     store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
     systemPrompt: Type.Optional(Type.String()),
     appendSystemPrompt: Type.Optional(Type.String()),
