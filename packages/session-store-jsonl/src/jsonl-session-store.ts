@@ -22,6 +22,7 @@ import { needsMigration } from "@arbor/session-store/backend";
 import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
+import { createExclusively } from "./exclusive-create.js";
 import { readSessionFileHeader } from "./file-header.js";
 import { JsonlWatch } from "./jsonl-watch.js";
 import { assertValidSessionId, encodeCwd, requireHome, SessionPathIndex, sessionFileName } from "./layout.js";
@@ -175,16 +176,20 @@ export class JsonlSessionStore implements SessionStore {
     }
     const directory = join(this.sessionsDirectory, encodeCwd(header.cwd));
     this.ensureDirectory(directory);
-    const file = this.fileOf(header.id, join(directory, sessionFileName(header.timestamp, header.id)));
-    file.lock();
+    const path = join(directory, sessionFileName(header.timestamp, header.id));
     let created = false;
-    try {
-      created = file.create(line);
-    } finally {
-      if (!created) this.forget(file);
-    }
+    const existing = createExclusively(this.sessionsDirectory, header.id, this, () => {
+      const file = this.fileOf(header.id, path);
+      file.lock();
+      try {
+        created = file.create(line);
+      } finally {
+        if (!created) this.forget(file);
+      }
+    });
+    if (existing !== undefined) this.index.add(header.id, existing);
     if (!created) throw new SessionExistsError(header.id);
-    this.index.add(header.id, file.path);
+    this.index.add(header.id, path);
   }
 
   /**
