@@ -30,6 +30,7 @@ import { jsonlPathOf } from "./session-reference.js";
 import { describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
 import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
+import { harnessErrorReporter } from "./unsaved-work.js";
 import { VERSION } from "./version.js";
 
 /** What {@link createAppRuntime} wires. Only `cwd`, `env`, `providers` and `stores` are required. */
@@ -302,7 +303,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         ...(systemPrompt === undefined ? {} : { customPrompt: systemPrompt }),
         ...(appendSystemPrompt === undefined ? {} : { appendPrompt: appendSystemPrompt }),
       }),
-      onError: (error) => warn(error instanceof Error ? error.message : String(error)),
+      onError: harnessErrorReporter(warn),
       ...options.harnessOptions,
     });
     const sessionChoice = options.session ?? { kind: "new" };

@@ -120,5 +120,5 @@ export {
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
-export { watchUnsavedWork } from "./unsaved-work.js";
+export { harnessErrorReporter, watchUnsavedWork, watchUnsavedWorkAcross } from "./unsaved-work.js";
 export { VERSION } from "./version.js";

@@ -1,7 +1,8 @@
 /**
  * The one-prompt modes: print (`-p "prompt"` or a prompt piped on stdin; only the final answer on stdout)
- * and `--mode json` (one JSON event per line). Both exit 1 when the run ends in an error or is aborted —
- * the last assistant message's `stopReason` decides, so a failure after retries is not reported as success.
+ * and `--mode json` (one JSON event per line). Both exit 1 when the run ends in an error, is aborted (the
+ * last assistant message's `stopReason`, so a failure after retries is not reported as success), was
+ * stopped by Ctrl-C (also between turns, while a tool ran) or was not completely saved.
  */
 import type { AssistantMessage } from "@arbor/ai-providers";
 import {
@@ -27,18 +28,47 @@ export function runOutcome(runtime: AppRuntime): RunOutcome {
   return { message, failed };
 }
 
-/** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
-export function abortOnInterrupt(runtime: AppRuntime): () => void {
+/** A Ctrl-C handler installed for one run. */
+export interface InterruptWatch {
+  /** Whether Ctrl-C was pressed during the run. */
+  readonly interrupted: boolean;
+  /** Removes the handler. */
+  restore(): void;
+}
+
+/** What a run that Ctrl-C stopped ends with (its message, and exit code 1). */
+export const INTERRUPTED = "interrupted (Ctrl-C)";
+
+/**
+ * Aborts the whole run on Ctrl-C — the model call or the tool in flight, and every turn after it — and
+ * remembers it, so that the run exits 1 whatever its last message was (a second Ctrl-C exits at once).
+ */
+export function abortOnInterrupt(runtime: AppRuntime): InterruptWatch {
   let interrupted = false;
   const handler = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
-    runtime.session.abort("interrupted (Ctrl-C)");
+    runtime.session.abort(INTERRUPTED);
   };
   process.on("SIGINT", handler);
-  return () => {
-    process.off("SIGINT", handler);
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    restore: () => {
+      process.off("SIGINT", handler);
+    },
   };
+}
+
+/** The run's outcome, failed when Ctrl-C stopped it (a tool aborted between turns ends with no error). */
+function outcomeOf(runtime: AppRuntime, interrupt: InterruptWatch): RunOutcome & { reason?: string } {
+  const outcome = runOutcome(runtime);
+  if (interrupt.interrupted) return { ...outcome, failed: true, reason: `aborted: ${INTERRUPTED}` };
+  if (!outcome.failed) return outcome;
+  const message = outcome.message;
+  const reason = message?.errorMessage ?? "the run ended without an answer";
+  return { ...outcome, reason: `${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}` };
 }
 
 /**
@@ -50,15 +80,15 @@ export function abortOnInterrupt(runtime: AppRuntime): () => void {
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const saves = watchUnsavedWork(runtime.session);
-  const restore = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
-    restore();
+    interrupt.restore();
     unsaved = saves();
   }
-  const { message, failed } = runOutcome(runtime);
+  const { message, failed, reason } = outcomeOf(runtime, interrupt);
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   if (unsaved !== undefined) {
@@ -66,8 +96,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
     return 1;
   }
   if (failed) {
-    const reason = message?.errorMessage ?? "the run ended without an answer";
-    io.stderr.write(`arbor: ${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}\n`);
+    io.stderr.write(`arbor: ${reason}\n`);
     return 1;
   }
   return 0;
@@ -85,22 +114,23 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   writer.record(sessionRecord(runtime));
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const saves = watchUnsavedWork(runtime.session);
-  const restore = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
-    restore();
+    interrupt.restore();
     unsubscribe();
     unsaved = saves();
   }
-  const outcome = runOutcome(runtime);
+  const outcome = outcomeOf(runtime, interrupt);
   const message = outcome.message;
   const failed = outcome.failed || unsaved !== undefined;
+  const error = unsaved ?? (interrupt.interrupted ? INTERRUPTED : message?.errorMessage);
   writer.record({
     type: "result",
-    stopReason: message?.stopReason ?? "error",
-    ...(failed ? { error: unsaved ?? message?.errorMessage ?? "the run ended without an answer" } : {}),
+    stopReason: interrupt.interrupted ? "aborted" : (message?.stopReason ?? "error"),
+    ...(failed ? { error: error ?? "the run ended without an answer" } : {}),
     exitCode: failed ? 1 : 0,
   });
   writer.flush();
