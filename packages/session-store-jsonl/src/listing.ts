@@ -3,7 +3,7 @@
  * {@link summarizeTail}), never the whole file; the summaries are sorted newest activity first and
  * cut into pages with a keyset cursor.
  */
-import { closeSync, fstatSync, openSync, type Stats, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, type Stats, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
 import {
   compareListing,
@@ -13,6 +13,7 @@ import {
 } from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
+import { openRegularFile } from "./regular-file.js";
 import { readHeader, summarizeTail } from "./tail-summary.js";
 
 /** Default page size. */
@@ -80,7 +81,7 @@ function summarize(
   }
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRegularFile(path, constants.O_RDONLY); // never blocks on a FIFO
   } catch {
     return undefined;
   }
