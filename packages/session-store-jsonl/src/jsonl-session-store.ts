@@ -156,8 +156,10 @@ export class JsonlSessionStore implements SessionStore {
       throw new InvalidStoreArgumentError("createSession: the header must be an object.");
     }
     assertValidSessionId(header.id);
-    if (typeof header.cwd !== "string") {
-      throw new InvalidStoreArgumentError(`createSession: the header of "${header.id}" needs a string cwd.`);
+    if (typeof header.cwd !== "string" || header.cwd.includes("\0")) {
+      throw new InvalidStoreArgumentError(
+        `createSession: the header of "${header.id}" needs a string cwd without NUL characters.`,
+      );
     }
     if (this.index.pinnedFile() !== undefined) {
       throw new InvalidStoreArgumentError(
