@@ -120,5 +120,10 @@ export {
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
-export { harnessErrorReporter, watchUnsavedWork, watchUnsavedWorkAcross } from "./unsaved-work.js";
+export {
+  alreadyWarned,
+  harnessErrorReporter,
+  watchUnsavedWork,
+  watchUnsavedWorkAcross,
+} from "./unsaved-work.js";
 export { VERSION } from "./version.js";

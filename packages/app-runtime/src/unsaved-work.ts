@@ -6,6 +6,18 @@ import type { HarnessSession } from "@arbor/harness";
  */
 const watchedMessages = new Set<string>();
 
+/** The messages {@link harnessErrorReporter} has warned about (in this process). */
+const warnedMessages = new Set<string>();
+
+/**
+ * True when `text` (e.g. what {@link watchUnsavedWork} returned) carries a message the runtime has
+ * already warned about — a front end then says "see above" instead of repeating it.
+ */
+export function alreadyWarned(text: string): boolean {
+  for (const message of warnedMessages) if (text.includes(message)) return true;
+  return false;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -78,6 +90,7 @@ export function harnessErrorReporter(warn: (message: string) => void): (error: u
       const message = messageOf(error);
       if (message === last || watchedMessages.has(message)) return;
       last = message;
+      warnedMessages.add(message);
       warn(message);
     });
   };

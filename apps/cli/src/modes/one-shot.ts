@@ -7,6 +7,7 @@
 import type { AssistantMessage } from "@arbor/ai-providers";
 import {
   type AppRuntime,
+  alreadyWarned,
   assistantText,
   JsonEventWriter,
   lastAssistantMessage,
@@ -61,6 +62,11 @@ export function abortOnInterrupt(runtime: AppRuntime): InterruptWatch {
   };
 }
 
+/** What to say about unsaved work: its reason, or "see above" when a warning already said it. */
+export function unsavedLine(unsaved: string): string {
+  return alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
+}
+
 /** The run's outcome, failed when Ctrl-C stopped it (a tool aborted between turns ends with no error). */
 function outcomeOf(runtime: AppRuntime, interrupt: InterruptWatch): RunOutcome & { reason?: string } {
   const outcome = runOutcome(runtime);
@@ -92,7 +98,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   if (unsaved !== undefined) {
-    io.stderr.write(`arbor: error: ${unsaved}\n`);
+    io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
     return 1;
   }
   if (failed) {

@@ -26,6 +26,7 @@ export async function runRpcMode(runtime: AppRuntime, io: CliIo): Promise<number
     unsaved = saves();
   }
   if (unsaved === undefined) return 0;
-  io.stderr.write(`arbor: error: ${unsaved}\n`);
+  const { unsavedLine } = await import("./one-shot.js");
+  io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
   return 1;
 }
