@@ -3,6 +3,8 @@
  * existing. No corrupt line, no second session of one id, every process that exits 0 has its prompt
  * stored, every other one says once, without a stack trace, why its work was not stored.
  */
+
+import { Session } from "@arbor/session-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonlFileOf, libraryStore, reopen } from "./stored.js";
 import {
@@ -20,7 +22,6 @@ import {
   storesUnderTest,
   trials,
 } from "./support.js";
-import { Session } from "@arbor/session-store";
 
 let server: StrictServer;
 beforeAll(async () => {
@@ -42,9 +43,12 @@ async function race(box: Box, store: StoreUnderTest, writers: number, existing: 
     if (first.code !== 0) problems.push(`set-up run failed: ${first.stderr}`);
   }
   const prompts = Array.from({ length: writers }, (_, index) => `prompt ${index} of ${id}`);
-  const runs = await Promise.all(prompts.map((prompt) => runArbor(box, ["-p", prompt, "--session", id, ...flags])));
+  const runs = await Promise.all(
+    prompts.map((prompt) => runArbor(box, ["-p", prompt, "--session", id, ...flags])),
+  );
   const stored = await reopen(libraryStore(store, box), id);
-  if (stored.error !== undefined || stored.missing) problems.push(`does not open: ${stored.error ?? "missing"}`);
+  if (stored.error !== undefined || stored.missing)
+    problems.push(`does not open: ${stored.error ?? "missing"}`);
   if (stored.warnings.length > 0) problems.push(`damaged: ${stored.warnings.join("; ")}`);
   problems.push(...stored.orphans);
   const texts = await userTexts(store, box, id);
@@ -52,11 +56,15 @@ async function race(box: Box, store: StoreUnderTest, writers: number, existing: 
     const prompt = prompts[index] as string;
     if (run.hung) problems.push(`writer ${index} hung`);
     if (STACK_TRACE.test(run.stderr)) problems.push(`writer ${index} printed a stack trace`);
-    if (run.code === 0 && !texts.includes(prompt)) problems.push(`writer ${index} exited 0 but its prompt is not stored`);
+    if (run.code === 0 && !texts.includes(prompt))
+      problems.push(`writer ${index} exited 0 but its prompt is not stored`);
     if (run.code !== 0) {
       // One clear reason (naming the holder of a lock), said once, plus at most the "starting it" note.
-      const lines = run.stderr.split("\n").filter((line) => line.startsWith("arbor:") && !/yet; starting it/.test(line));
-      const reasons = run.stderr.match(/open for writing by pid \d+|changed underneath|already exists/g) ?? [];
+      const lines = run.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("arbor:") && !/yet; starting it/.test(line));
+      const reasons =
+        run.stderr.match(/open for writing by pid \d+|changed underneath|already exists/g) ?? [];
       if (lines.length === 0 || lines.length > 2 || reasons.length !== 1)
         problems.push(`writer ${index} (exit ${run.code}) said ${JSON.stringify(lines)}`);
       if (!lines.some((line) => /^arbor: error: the session was not saved/.test(line) || REFUSAL.test(line)))
@@ -83,7 +91,11 @@ async function userTexts(store: StoreUnderTest, box: Box, id: string): Promise<s
         const entry = node.entry();
         if (entry?.type === "message" && entry.message.role === "user") {
           const content = entry.message.content;
-          texts.push(typeof content === "string" ? content : content.map((block) => ("text" in block ? block.text : "")).join(""));
+          texts.push(
+            typeof content === "string"
+              ? content
+              : content.map((block) => ("text" in block ? block.text : "")).join(""),
+          );
         }
         visit(node.children);
       }
@@ -114,7 +126,10 @@ describe("concurrent writers on one session", () => {
             const outcome = await race(box, store, writers, existing, round);
             trialsRun++;
             losers += outcome.losers;
-            if (outcome.problems.length > 0) failures.push(`${writers} writers, ${existing ? "existing" : "new"}: ${outcome.problems.join("; ")}`);
+            if (outcome.problems.length > 0)
+              failures.push(
+                `${writers} writers, ${existing ? "existing" : "new"}: ${outcome.problems.join("; ")}`,
+              );
           }
         }
       }
