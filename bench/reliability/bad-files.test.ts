@@ -7,17 +7,36 @@
  * CLI's `sessions show`, `export`, `import` and `-r` never crash or hang on them.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import { exportHtml, exportJsonl, exportMarkdown } from "@arbor/session-view";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { record, runArbor, STACK_TRACE, type StrictServer, sandbox, serverFlags, startStrictServer, trials } from "./support.js";
+import {
+  record,
+  runArbor,
+  STACK_TRACE,
+  type StrictServer,
+  sandbox,
+  serverFlags,
+  startStrictServer,
+  trials,
+} from "./support.js";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
-const piFiles = readdirSync(FIXTURES).filter((name) => name.endsWith(".jsonl")).map((name) => readFileSync(new URL(name, FIXTURES)));
+const piFiles = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith(".jsonl"))
+  .map((name) => readFileSync(new URL(name, FIXTURES)));
 
 let server: StrictServer;
 let arborFile: Buffer;
@@ -27,7 +46,11 @@ beforeAll(async () => {
   const box = sandbox();
   const run = await runArbor(box, ["-p", "work", "--session", "arbor-written", ...serverFlags(server)]);
   expect(run.code).toBe(0);
-  const directory = join(box.home, "sessions", readdirSync(join(box.home, "sessions")).find((name) => name.startsWith("--"))!);
+  const directory = join(
+    box.home,
+    "sessions",
+    readdirSync(join(box.home, "sessions")).find((name) => name.startsWith("--"))!,
+  );
   arborFile = readFileSync(join(directory, readdirSync(directory).find((name) => name.endsWith(".jsonl"))!));
 });
 afterAll(async () => {
@@ -44,7 +67,9 @@ function rejoin(parts: string[]): Buffer {
 }
 function mapLine(bytes: Buffer, pick: number, change: (value: Record<string, unknown>) => void): Buffer {
   const parts = lines(bytes);
-  const candidates = parts.map((line, index) => [line, index] as const).filter(([line], index) => index > 0 && line.trim().startsWith("{"));
+  const candidates = parts
+    .map((line, index) => [line, index] as const)
+    .filter(([line], index) => index > 0 && line.trim().startsWith("{"));
   const chosen = candidates[pick % Math.max(1, candidates.length)];
   if (chosen === undefined) return bytes;
   const [line, index] = chosen;
@@ -93,19 +118,27 @@ const MUTATIONS: Record<string, Mutation> = {
       if (last !== undefined && value.type !== "session") value.parentId = last;
     });
   },
-  "missing parent": (bytes, pick) => mapLine(bytes, pick, (value) => {
-    if (value.type !== "session") value.parentId = "no-such-parent";
-  }),
-  "invalid UTF-8": (bytes, pick) => Buffer.concat([bytes.subarray(0, pick % (bytes.length + 1)), Buffer.from([0xff, 0xfe, 0xc3]), bytes.subarray(pick % (bytes.length + 1))]),
+  "missing parent": (bytes, pick) =>
+    mapLine(bytes, pick, (value) => {
+      if (value.type !== "session") value.parentId = "no-such-parent";
+    }),
+  "invalid UTF-8": (bytes, pick) =>
+    Buffer.concat([
+      bytes.subarray(0, pick % (bytes.length + 1)),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      bytes.subarray(pick % (bytes.length + 1)),
+    ]),
   "unknown version": (bytes) => {
     const parts = lines(bytes);
     parts[0] = (parts[0] ?? "").replace(/"version":\d+/, '"version":99');
     return rejoin(parts);
   },
-  "unknown entry type": (bytes, pick) => mapLine(bytes, pick, (value) => {
-    if (value.type !== "session") value.type = "mystery_entry";
-  }),
-  "wrong field type": (bytes, pick, value) => mapLine(bytes, pick, (entry) => replaceLeaf(entry, pick, value)),
+  "unknown entry type": (bytes, pick) =>
+    mapLine(bytes, pick, (value) => {
+      if (value.type !== "session") value.type = "mystery_entry";
+    }),
+  "wrong field type": (bytes, pick, value) =>
+    mapLine(bytes, pick, (entry) => replaceLeaf(entry, pick, value)),
   "wrong header field type": (bytes, pick, value) => {
     const parts = lines(bytes);
     try {
@@ -121,7 +154,14 @@ const MUTATIONS: Record<string, Mutation> = {
   empty: () => Buffer.alloc(0),
 };
 
-const wrongValue = fc.oneof(fc.integer(), fc.constant(null), fc.constant([]), fc.constant({}), fc.boolean(), fc.constant("x\u0000y"));
+const wrongValue = fc.oneof(
+  fc.integer(),
+  fc.constant(null),
+  fc.constant([]),
+  fc.constant({}),
+  fc.boolean(),
+  fc.constant("x\u0000y"),
+);
 
 /** Whether an error is one the library may end with (a typed ArborError), not a crash. */
 function typed(error: unknown): boolean {
@@ -144,10 +184,18 @@ async function exercise(bytes: Buffer): Promise<string | undefined> {
     exportHtml(session);
     exportMarkdown(session);
     await exportJsonl(store, opened.sessionId);
-    session.appendMessage({ role: "user", content: [{ type: "text", text: "after the damage" }], timestamp: Date.now() });
+    session.appendMessage({
+      role: "user",
+      content: [{ type: "text", text: "after the damage" }],
+      timestamp: Date.now(),
+    });
     await session.flush();
     const again = await Session.open(store, opened.sessionId);
-    if (!again.getBranch().some((entry) => entry.type === "message" && JSON.stringify(entry).includes("after the damage")))
+    if (
+      !again
+        .getBranch()
+        .some((entry) => entry.type === "message" && JSON.stringify(entry).includes("after the damage"))
+    )
       return "the append is not on the branch after reopening";
     return undefined;
   } catch (error) {
@@ -179,7 +227,13 @@ describe("bad files", () => {
       ),
       { numRuns: trials(300, 10_000), seed: 20261202 },
     );
-    record({ category: "bad files", kind: "library: Session.open + buildContext + exports + append on mutated files", trials: cases, failures: crashes.length, lost: crashes.length === 0 ? "nothing" : crashes.join("; ") });
+    record({
+      category: "bad files",
+      kind: "library: Session.open + buildContext + exports + append on mutated files",
+      trials: cases,
+      failures: crashes.length,
+      lost: crashes.length === 0 ? "nothing" : crashes.join("; "),
+    });
     expect(crashes).toEqual([]);
   });
 
@@ -191,7 +245,10 @@ describe("bad files", () => {
         cases++;
         const cut = pick % (arborFile.length + 1);
         const prefix = arborFile.subarray(0, cut).toString("utf8");
-        const complete = prefix.split("\n").slice(1, -1).flatMap((line) => /^\{"type":"(?!session)[^"]+","id":"([^"]+)"/.exec(line)?.[1] ?? []);
+        const complete = prefix
+          .split("\n")
+          .slice(1, -1)
+          .flatMap((line) => /^\{"type":"(?!session)[^"]+","id":"([^"]+)"/.exec(line)?.[1] ?? []);
         const box = sandbox();
         const path = join(box.root, "truncated.jsonl");
         writeFileSync(path, arborFile.subarray(0, cut));
@@ -210,7 +267,13 @@ describe("bad files", () => {
       }),
       { numRuns: trials(150, 3000), seed: 7 },
     );
-    record({ category: "bad files", kind: "truncation at any byte of an Arbor file", trials: cases, failures: failures.length, lost: failures.length === 0 ? "nothing" : failures.join("; ") });
+    record({
+      category: "bad files",
+      kind: "truncation at any byte of an Arbor file",
+      trials: cases,
+      failures: failures.length,
+      lost: failures.length === 0 ? "nothing" : failures.join("; "),
+    });
     expect(failures).toEqual([]);
   });
 
@@ -219,18 +282,28 @@ describe("bad files", () => {
     const directory = join(box.home, "sessions", "--damaged--");
     mkdirSync(directory, { recursive: true });
     const references: string[] = [];
-    const samples = fc.sample(
-      fc.tuple(fc.constantFrom(...Object.keys(MUTATIONS)), fc.nat(), wrongValue),
-      { numRuns: trials(6, 100), seed: 99 },
-    );
+    const samples = fc.sample(fc.tuple(fc.constantFrom(...Object.keys(MUTATIONS)), fc.nat(), wrongValue), {
+      numRuns: trials(6, 100),
+      seed: 99,
+    });
     for (const [index, [name, pick, value]] of samples.entries()) {
       const path = join(box.root, `cli-${index}.jsonl`);
-      writeFileSync(path, (MUTATIONS[name] as Mutation)(index % 2 === 0 ? arborFile : (piFiles[index % piFiles.length] as Buffer), pick, value));
+      writeFileSync(
+        path,
+        (MUTATIONS[name] as Mutation)(
+          index % 2 === 0 ? arborFile : (piFiles[index % piFiles.length] as Buffer),
+          pick,
+          value,
+        ),
+      );
       references.push(path);
     }
     // A header whose cwd holds a NUL, a directory, a FIFO and a symlink loop where session files should be.
     const nul = join(box.root, "nul-cwd.jsonl");
-    writeFileSync(nul, `${JSON.stringify({ type: "session", version: 3, id: "nul-cwd", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/a\u0000b" })}\n`);
+    writeFileSync(
+      nul,
+      `${JSON.stringify({ type: "session", version: 3, id: "nul-cwd", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/a\u0000b" })}\n`,
+    );
     references.push(nul);
     mkdirSync(join(directory, "2026-01-01T00-00-00-000Z_dir-session.jsonl"));
     execFileSync("mkfifo", [join(directory, "2026-01-01T00-00-00-000Z_fifo-session.jsonl")]);
@@ -257,13 +330,20 @@ describe("bad files", () => {
             ? `crashed: ${run.stderr.slice(0, 300)}`
             : run.code !== 0 && run.code !== 1
               ? `exit ${run.code}`
-              : run.code === 1 && !/^arbor: /m.test(run.stderr)
+              : run.code === 1 && !/^arbor( sessions \w+)?: /m.test(run.stderr)
                 ? "exit 1 without a message"
                 : undefined;
-        if (problem !== undefined) failures.push(`${args.slice(0, 2).join(" ")} ${reference.split("/").at(-1)}: ${problem}`);
+        if (problem !== undefined)
+          failures.push(`${args.slice(0, 2).join(" ")} ${reference.split("/").at(-1)}: ${problem}`);
       }
     }
-    record({ category: "bad files", kind: "CLI: sessions show/export/import and -r on damaged files, a NUL cwd, a directory, a FIFO, a symlink loop", trials: runs, failures: failures.length, lost: failures.length === 0 ? "nothing" : failures.join("; ") });
+    record({
+      category: "bad files",
+      kind: "CLI: sessions show/export/import and -r on damaged files, a NUL cwd, a directory, a FIFO, a symlink loop",
+      trials: runs,
+      failures: failures.length,
+      lost: failures.length === 0 ? "nothing" : failures.join("; "),
+    });
     expect(failures).toEqual([]);
   });
 });

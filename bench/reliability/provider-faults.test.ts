@@ -171,7 +171,7 @@ const FAULTS: Fault[] = [
       viaOpenAI(box, [
         {
           kind: "sse",
-          frames: chatFrames(chatTextChunks("a long answer that is cut off", 3)),
+          frames: chatFrames(chatTextChunks("a long answer that is cut off", { size: 3 })),
           disconnectAfter: 3,
         },
         ok("whole answer"),
@@ -233,7 +233,7 @@ const FAULTS: Fault[] = [
     run: (box) =>
       interrupted(
         box,
-        [{ kind: "sse", frames: chatFrames(chatTextChunks("x".repeat(400), 2)), frameDelayMs: 30 }],
+        [{ kind: "sse", frames: chatFrames(chatTextChunks("x".repeat(400), { size: 2 })), frameDelayMs: 30 }],
         1,
         300,
       ),

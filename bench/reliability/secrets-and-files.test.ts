@@ -14,8 +14,8 @@ import {
   filesUnder,
   finished,
   jsonLines,
-  record,
   type Run,
+  record,
   runArbor,
   STACK_TRACE,
   type StrictServer,
@@ -39,11 +39,15 @@ afterAll(async () => {
 
 /** Runs `arbor` under `umask 000`. */
 function runWithUmask(box: Box, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn("/bin/sh", ["-c", 'umask 000 && exec "$@"', "sh", process.execPath, ...arborCommand(), ...args], {
-    cwd: box.cwd,
-    env: { ...box.env, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "/bin/sh",
+    ["-c", 'umask 000 && exec "$@"', "sh", process.execPath, ...arborCommand(), ...args],
+    {
+      cwd: box.cwd,
+      env: { ...box.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   child.stdin.end();
   return finished(child);
 }
@@ -80,16 +84,26 @@ describe("secrets and files", () => {
         const env: Record<string, string> =
           how === "env" ? { OPENAI_API_KEY: ENV_KEY, ANTHROPIC_API_KEY: ENV_KEY, VLLM_API_KEY: ENV_KEY } : {};
         const cassette = join(box.cwd, "cassette.jsonl");
-        const run = await runWithUmask(box, ["-p", "print the environment", "--mode", "json", "--record", cassette, ...keyArgs, ...flags], env);
-        if (run.code !== 0) failures.push(`${how}/${store.name}: exit ${run.code}: ${run.stderr.slice(0, 200)}`);
+        const run = await runWithUmask(
+          box,
+          ["-p", "print the environment", "--mode", "json", "--record", cassette, ...keyArgs, ...flags],
+          env,
+        );
+        if (run.code !== 0)
+          failures.push(`${how}/${store.name}: exit ${run.code}: ${run.stderr.slice(0, 200)}`);
         const output = jsonLines(run.stdout);
         const id = String(output.find((line) => line.type === "session")?.id ?? "");
         const toolOutput = JSON.stringify(output.filter((line) => String(line.type).startsWith("tool")));
         if (!toolOutput.includes("key=")) failures.push(`${how}/${store.name}: the tool did not run`);
         const texts = [run.stdout, run.stderr];
         for (const format of ["html", "md", "jsonl"]) {
-          const exported = await runArbor(box, ["sessions", ...store.flags(box), "export", id, "--format", format], { env });
-          if (exported.code !== 0) failures.push(`${how}/${store.name}: export ${format} exit ${exported.code}`);
+          const exported = await runArbor(
+            box,
+            ["sessions", ...store.flags(box), "export", id, "--format", format],
+            { env },
+          );
+          if (exported.code !== 0)
+            failures.push(`${how}/${store.name}: export ${format} exit ${exported.code}`);
           texts.push(exported.stdout, exported.stderr);
         }
         for (const file of [...filesUnder(box.home), ...filesUnder(box.cwd)]) {
@@ -98,14 +112,24 @@ describe("secrets and files", () => {
         const leaked = contains(texts.join("\n"), [FLAG_KEY, ENV_KEY]);
         if (leaked.length > 0) failures.push(`${how}/${store.name}: the key appears`);
         // Store files 0600, directories 0700, under umask 000 (sessions, .lock, .torn, .locks, databases).
-        const stored = store.name === "jsonl" ? filesUnder(join(box.home, "sessions")) : filesUnder(box.home).filter((f) => f.path.includes("sessions.db"));
+        const stored =
+          store.name === "jsonl"
+            ? filesUnder(join(box.home, "sessions"))
+            : filesUnder(box.home).filter((f) => f.path.includes("sessions.db"));
         for (const file of stored) {
           const want = file.directory ? 0o700 : 0o600;
-          if (file.mode !== want) failures.push(`${how}/${store.name}: ${file.path} has mode ${file.mode.toString(8)}`);
+          if (file.mode !== want)
+            failures.push(`${how}/${store.name}: ${file.path} has mode ${file.mode.toString(8)}`);
         }
       }
     }
-    record({ category: "secrets and files", kind: "fake key by flag and env: sessions, locks, cassette, exports, tool output; modes under umask 000", trials: 2 * storesUnderTest().length, failures: failures.length, lost: failures.length === 0 ? "nothing" : failures.join("; ") });
+    record({
+      category: "secrets and files",
+      kind: "fake key by flag and env: sessions, locks, cassette, exports, tool output; modes under umask 000",
+      trials: 2 * storesUnderTest().length,
+      failures: failures.length,
+      lost: failures.length === 0 ? "nothing" : failures.join("; "),
+    });
     expect(failures).toEqual([]);
   });
 
@@ -116,7 +140,13 @@ describe("secrets and files", () => {
       const run = await runArbor(box, ["-p", "hi", "--no-session", "--base-url", server.url, "--model", "m"]);
       expect(run.code).toBe(0);
       expect(readdirSync(box.home)).toEqual([]);
-      record({ category: "secrets and files", kind: "--no-session writes nothing", trials: 1, failures: 0, lost: "nothing" });
+      record({
+        category: "secrets and files",
+        kind: "--no-session writes nothing",
+        trials: 1,
+        failures: 0,
+        lost: "nothing",
+      });
     } finally {
       await server.close();
     }
@@ -130,9 +160,16 @@ describe("secrets and files", () => {
     // Timeout: the tool call asks for 1 s.
     const timeoutServer = await startStrictServer({ toolRounds: 1, command: `${command} # timeout` });
     try {
-      const { startOpenAIWireServer, chatFrames, chatToolCallChunks, chatTextChunks } = await import("@internal/conformance");
+      const { startOpenAIWireServer, chatFrames, chatToolCallChunks, chatTextChunks } = await import(
+        "@internal/conformance"
+      );
       const server = await startOpenAIWireServer([
-        { kind: "sse", frames: chatFrames(chatToolCallChunks([{ id: "call_t", name: "bash", arguments: { command, timeout: 1 } }])) },
+        {
+          kind: "sse",
+          frames: chatFrames(
+            chatToolCallChunks([{ id: "call_t", name: "bash", arguments: { command, timeout: 1 } }]),
+          ),
+        },
         { kind: "sse", frames: chatFrames(chatTextChunks("timed out")) },
       ]);
       const run = await runArbor(box, ["-p", "run", "--base-url", server.url, "--model", "m"]);
@@ -146,12 +183,18 @@ describe("secrets and files", () => {
       }
       // Abort: Ctrl-C while the command runs.
       const abortServer = await startOpenAIWireServer([
-        { kind: "sse", frames: chatFrames(chatToolCallChunks([{ id: "call_a", name: "bash", arguments: { command } }])) },
+        {
+          kind: "sse",
+          frames: chatFrames(chatToolCallChunks([{ id: "call_a", name: "bash", arguments: { command } }])),
+        },
       ]);
       const child = startArbor(box, ["-p", "run", "--base-url", abortServer.url, "--model", "m"]);
       const done = finished(child);
       const started = Date.now();
-      while (Date.now() - started < 20_000 && !(existsSync(pidFile) && statSync(pidFile).mtimeMs > started - 1)) {
+      while (
+        Date.now() - started < 20_000 &&
+        !(existsSync(pidFile) && statSync(pidFile).mtimeMs > started - 1)
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -168,7 +211,13 @@ describe("secrets and files", () => {
     } finally {
       await timeoutServer.close();
     }
-    record({ category: "secrets and files", kind: "bash timeout and Ctrl-C kill the process tree", trials: 2, failures: failures.length, lost: failures.length === 0 ? "nothing" : failures.join("; ") });
+    record({
+      category: "secrets and files",
+      kind: "bash timeout and Ctrl-C kill the process tree",
+      trials: 2,
+      failures: failures.length,
+      lost: failures.length === 0 ? "nothing" : failures.join("; "),
+    });
     expect(failures).toEqual([]);
   });
 
@@ -192,12 +241,20 @@ describe("secrets and files", () => {
       }
       const outside = filesUnder(join(box.root, "..")).filter((file) => file.path.includes(name));
       if (outside.length > 0) failures.push(`escaped: ${outside.map((file) => file.path).join(", ")}`);
-      const inHome = filesUnder(box.home).filter((file) => !file.path.startsWith(join(box.home, "sessions")) && !file.directory);
+      const inHome = filesUnder(box.home).filter(
+        (file) => !file.path.startsWith(join(box.home, "sessions")) && !file.directory,
+      );
       if (inHome.length > 0) failures.push(`unexpected files: ${inHome.map((file) => file.path).join(", ")}`);
     } finally {
       await server.close();
     }
-    record({ category: "secrets and files", kind: "../../etc/x ids and paths", trials: 12, failures: failures.length, lost: failures.length === 0 ? "nothing" : failures.join("; ") });
+    record({
+      category: "secrets and files",
+      kind: "../../etc/x ids and paths",
+      trials: 12,
+      failures: failures.length,
+      lost: failures.length === 0 ? "nothing" : failures.join("; "),
+    });
     expect(failures).toEqual([]);
   });
 });

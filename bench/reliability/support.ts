@@ -255,7 +255,7 @@ export async function startStrictServer(options: StrictServerOptions = {}): Prom
     return {
       kind: "sse",
       frameDelayMs: delay,
-      frames: chatFrames(chatTextChunks(options.answer ?? "All steps are done now.", 6)),
+      frames: chatFrames(chatTextChunks(options.answer ?? "All steps are done now.", { size: 6 })),
     };
   };
   const server = await startOpenAIWireServer([]);

@@ -45,7 +45,7 @@ export function createSessionSpec<TStore extends SessionStore>(suite: SessionSto
           await other.listSessions({ cwd: header.cwd });
           const results = await Promise.allSettled([
             store.createSession(header),
-            other.createSession({ ...header, timestamp: at(99), title: "second" }),
+            other.createSession({ ...header, timestamp: at(99), metadata: { title: "second" } }),
           ]);
           expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
           const rejected = results.find((result) => result.status === "rejected");
