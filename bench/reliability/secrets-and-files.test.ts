@@ -239,7 +239,18 @@ describe("secrets and files", () => {
           if (run.hung) failures.push(`${args.join(" ")}: hung`);
         }
       }
-      const outside = filesUnder(join(box.root, "..")).filter((file) => file.path.includes(name));
+      // Where an escape would land: next to the box, in its parent's etc/, or in the box's root.
+      const parent = join(box.root, "..");
+      const candidates = [parent, join(parent, "etc"), box.root, box.cwd].flatMap((directory) => {
+        try {
+          return readdirSync(directory)
+            .filter((entry) => entry.includes(name))
+            .map((entry) => ({ path: join(directory, entry) }));
+        } catch {
+          return [];
+        }
+      });
+      const outside = candidates;
       if (outside.length > 0) failures.push(`escaped: ${outside.map((file) => file.path).join(", ")}`);
       const inHome = filesUnder(box.home).filter(
         (file) => !file.path.startsWith(join(box.home, "sessions")) && !file.directory,

@@ -166,7 +166,13 @@ export async function startSession(
           error instanceof SessionReferenceError && error.code === "session_reference_not_found";
         if (!missing || looksLikePath(choice.reference)) throw error;
         context.notice(`No session "${choice.reference}" yet; starting it.`);
-        return harness.newSession({ cwd, id: choice.reference });
+        try {
+          return await harness.newSession({ cwd, id: choice.reference });
+        } catch (created) {
+          // Another process created it meanwhile: open that one (its writes then decide who stores).
+          if ((created as { code?: unknown }).code !== "session_exists") throw created;
+          return await harness.openSession(choice.reference);
+        }
       }
     }
     case "fork":
