@@ -30,13 +30,16 @@ import {
 } from "./extensions/runtime-extensions.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
+import { loadModelsFile } from "./models-file.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
 import { loadSettings } from "./settings.js";
 import { checkJsonlDirectory, describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
+import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
+import { harnessErrorReporter } from "./unsaved-work.js";
 import { VERSION } from "./version.js";
 
 /** What {@link createAppRuntime} wires. Only `cwd`, `env`, `providers` and `stores` are required. */
@@ -69,6 +72,11 @@ export interface AppRuntimeOptions {
   tools?: readonly ToolName[] | false;
   /** `--extension` paths loaded after those of the extension directories; `false` (`--no-extensions`): none. */
   extensions?: readonly string[] | false;
+  /**
+   * `true`: the tools' environment keeps the API key variables (see `tool-environment.ts`). Default:
+   * settings' `shareKeysWithTools`, else `false` (the bash tool never sees the keys).
+   */
+  shareKeysWithTools?: boolean;
   /** The thinking level (`--thinking`); when given, a resumed session switches to it. Default: settings'. */
   thinkingLevel?: ThinkingLevel;
   /** Default: settings' `systemPrompt`. */
@@ -253,16 +261,22 @@ class Runtime implements AppRuntime {
   }
 }
 
-async function codingTools(cwd: string, tools: AppRuntimeOptions["tools"]): Promise<AgentTool[]> {
+async function codingTools(
+  cwd: string,
+  tools: AppRuntimeOptions["tools"],
+  hiddenVariables: readonly string[],
+): Promise<AgentTool[]> {
   if (tools === false) return [];
   const { createCodingTools, CODING_TOOL_NAMES } = await import("@arbor/coding-tools");
   const wanted =
     tools === undefined ? CODING_TOOL_NAMES : CODING_TOOL_NAMES.filter((name) => tools.includes(name));
-  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted });
+  const bash = { env: withoutVariables(hiddenVariables) };
+  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted, bash });
 }
 
 /** The provider setup when an extension's provider was chosen: other providers load on demand. */
 function extensionSetup(
+  home: string,
   loaded: ProviderSetup["loaded"],
   settings: ProviderSetup["settings"],
   setup: (flags: ProviderFlags) => Promise<ProviderSetup>,
@@ -272,7 +286,7 @@ function extensionSetup(
   return {
     settings,
     loaded,
-    customProviders: {},
+    customProviders: loadModelsFile(home).providers,
     choice: { explicit: true },
     loadById: async (providerId) => (await setup({ provider: providerId })).loaded.provider,
   };
@@ -324,10 +338,11 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
   const { settings, choice, loaded, loadById, customProviders } =
     fromExtension === undefined
       ? await setup(options.flags)
-      : extensionSetup(fromExtension, loadedSettings, setup);
+      : extensionSetup(home, fromExtension, loadedSettings, setup);
   const defaults = settings.settings;
   // The schema admits only built-in names and `mcp__…` names.
   const tools = (options.tools ?? defaults.tools) as readonly ToolName[] | false | undefined;
+  const shareKeys = options.shareKeysWithTools ?? defaults.shareKeysWithTools ?? false;
   const thinkingLevel = options.thinkingLevel ?? (defaults.thinking as ThinkingLevel | undefined);
   const systemPrompt = options.systemPrompt ?? defaults.systemPrompt;
   const appendSystemPrompt = options.appendSystemPrompt ?? defaults.appendSystemPrompt;
@@ -363,7 +378,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     });
     let builtIn: AgentTool[];
     try {
-      builtIn = await codingTools(options.cwd, tools);
+      builtIn = await codingTools(options.cwd, tools, shareKeys ? [] : keyVariableNames(customProviders));
     } finally {
       mcp = await starting;
     }
@@ -387,7 +402,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         ...(systemPrompt === undefined ? {} : { customPrompt: systemPrompt }),
         ...(appendSystemPrompt === undefined ? {} : { appendPrompt: appendSystemPrompt }),
       }),
-      onError: (error) => warn(error instanceof Error ? error.message : String(error)),
+      onError: harnessErrorReporter(warn),
       ...options.harnessOptions,
     });
     extensions.attach(harness);

@@ -192,5 +192,11 @@ export {
   type StoreLocation,
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
-export { watchUnsavedWork } from "./unsaved-work.js";
+export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
+export {
+  alreadyWarned,
+  harnessErrorReporter,
+  watchUnsavedWork,
+  watchUnsavedWorkAcross,
+} from "./unsaved-work.js";
 export { VERSION } from "./version.js";

@@ -5,7 +5,7 @@
  * resumed (resuming would write to a file the store does not own): the message says how to import it.
  */
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
-import { Session, type SessionStore } from "@arbor/session-store";
+import { Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import { ArborUserError } from "./errors.js";
 import type { StoreFactories } from "./factories.js";
 import {
@@ -119,6 +119,21 @@ async function forkSession(context: SessionChoiceContext, reference: string): Pr
 }
 
 /**
+ * The newest session of `cwd` that holds a message: an empty one (started and quit without a prompt)
+ * is never what `--continue` means. Reads listing pages until one is found.
+ */
+async function newestWithMessages(store: SessionStore, cwd: string): Promise<SessionSummary | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await store.listSessions({ cwd, limit: 20, ...(cursor === undefined ? {} : { cursor }) });
+    const found = page.sessions.find((summary) => summary.messageCount > 0);
+    if (found !== undefined) return found;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return undefined;
+}
+
+/**
  * Opens or creates the session a run starts in.
  *
  * Contract: throws `SessionReferenceError` or {@link ArborUserError} with a message for the user when a
@@ -133,8 +148,8 @@ export async function startSession(
     case "new":
       return harness.newSession({ cwd });
     case "continue": {
-      const { sessions } = await store.listSessions({ cwd, limit: 1 });
-      const newest = sessions[0];
+      // The newest session with a message (empty ones, started and quit without a prompt, are skipped).
+      const newest = await newestWithMessages(store, cwd);
       if (newest === undefined) {
         context.notice(`No session to continue in ${cwd}; starting a new one.`);
         return harness.newSession({ cwd });
@@ -151,7 +166,13 @@ export async function startSession(
           error instanceof SessionReferenceError && error.code === "session_reference_not_found";
         if (!missing || looksLikePath(choice.reference)) throw error;
         context.notice(`No session "${choice.reference}" yet; starting it.`);
-        return harness.newSession({ cwd, id: choice.reference });
+        try {
+          return await harness.newSession({ cwd, id: choice.reference });
+        } catch (created) {
+          // Another process created it meanwhile: open that one (its writes then decide who stores).
+          if ((created as { code?: unknown }).code !== "session_exists") throw created;
+          return await harness.openSession(choice.reference);
+        }
       }
     }
     case "fork":

@@ -50,6 +50,9 @@ export const SettingsSchema = Type.Object(
         ]),
       ),
     ),
+    shareKeysWithTools: Type.Optional(
+      Type.Boolean({ description: "true: the bash tool's environment keeps the API key variables" }),
+    ),
     store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
     systemPrompt: Type.Optional(Type.String()),
     appendSystemPrompt: Type.Optional(Type.String()),

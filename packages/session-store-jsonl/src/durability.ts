@@ -2,8 +2,9 @@
  * The file operations that must reach the disk in order: full writes, directory syncs, and moving a
  * torn tail to its `.torn` sidecar before the file is truncated (so nothing is ever lost).
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { readAt } from "./file-reads.js";
+import { openRegularFile } from "./regular-file.js";
 
 /** Writes all of `bytes` (looping over short writes). */
 export function writeAll(fd: number, bytes: Buffer): void {
@@ -50,7 +51,11 @@ export function moveTornTail(fd: number, path: string, committedEnd: number): nu
   const size = fstatSync(fd).size;
   if (size <= committedEnd) return 0;
   const torn = readAt(fd, committedEnd, size - committedEnd);
-  const sidecar = openSync(tornSidecarPath(path), "a+", 0o600);
+  const sidecar = openRegularFile(
+    tornSidecarPath(path),
+    constants.O_RDWR | constants.O_CREAT | constants.O_APPEND,
+    0o600,
+  );
   try {
     const existing = fstatSync(sidecar).size;
     if (existing > 0 && readAt(sidecar, existing - 1, 1)[0] !== 0x0a) writeAll(sidecar, Buffer.from("\n"));

@@ -3,7 +3,8 @@
  * file: a small cache of aligned blocks (each read into a buffer it reuses), so that parsing the bodies
  * of a context — contiguous lines, read forwards or backwards — costs one read per block.
  */
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync } from "node:fs";
+import { openRegularFile } from "./regular-file.js";
 import { SessionCorruptError } from "@arbor/session-store";
 import { readInto } from "./file-reads.js";
 import type { EntrySource } from "./stored-entry.js";
@@ -66,7 +67,7 @@ export class FileEntrySource implements EntrySource {
   private read(position: number, length: number, into: Buffer, needed = length): Buffer {
     let fd: number;
     try {
-      fd = openSync(this.path, "r");
+      fd = openRegularFile(this.path, constants.O_RDONLY);
     } catch (error) {
       throw this.changed("it can no longer be opened", error);
     }

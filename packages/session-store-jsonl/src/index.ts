@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 
 export {
   InvalidStoreArgumentError,
+  NotARegularFileError,
   SessionReadOnlyError,
   type SessionStoreJsonlErrorCode,
 } from "./errors.js";

@@ -22,6 +22,7 @@ import { needsMigration } from "@arbor/session-store/backend";
 import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
+import { createExclusively } from "./exclusive-create.js";
 import { readSessionFileHeader } from "./file-header.js";
 import { JsonlWatch } from "./jsonl-watch.js";
 import { assertValidSessionId, encodeCwd, requireHome, SessionPathIndex, sessionFileName } from "./layout.js";
@@ -158,8 +159,10 @@ export class JsonlSessionStore implements SessionStore {
       throw new InvalidStoreArgumentError("createSession: the header must be an object.");
     }
     assertValidSessionId(header.id);
-    if (typeof header.cwd !== "string") {
-      throw new InvalidStoreArgumentError(`createSession: the header of "${header.id}" needs a string cwd.`);
+    if (typeof header.cwd !== "string" || header.cwd.includes("\0")) {
+      throw new InvalidStoreArgumentError(
+        `createSession: the header of "${header.id}" needs a string cwd without NUL characters.`,
+      );
     }
     if (this.index.pinnedFile() !== undefined) {
       throw new InvalidStoreArgumentError(
@@ -178,16 +181,20 @@ export class JsonlSessionStore implements SessionStore {
     }
     const directory = join(this.sessionsDirectory, encodeCwd(header.cwd));
     this.ensureDirectory(directory);
-    const file = this.fileOf(header.id, join(directory, sessionFileName(header.timestamp, header.id)));
-    file.lock();
+    const path = join(directory, sessionFileName(header.timestamp, header.id));
     let created = false;
-    try {
-      created = file.create(line);
-    } finally {
-      if (!created) this.forget(file);
-    }
+    const existing = createExclusively(this.sessionsDirectory, header.id, this, () => {
+      const file = this.fileOf(header.id, path);
+      file.lock();
+      try {
+        created = file.create(line);
+      } finally {
+        if (!created) this.forget(file);
+      }
+    });
+    if (existing !== undefined) this.index.add(header.id, existing);
     if (!created) throw new SessionExistsError(header.id);
-    this.index.add(header.id, file.path);
+    this.index.add(header.id, path);
   }
 
   /**

@@ -4,7 +4,7 @@
  * summaries are sorted newest activity first and cut into pages with a keyset cursor, and kept in the
  * listing index.
  */
-import { closeSync, fstatSync, openSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
 import {
   compareListing,
@@ -15,6 +15,7 @@ import {
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
 import { type ListingIndex, listingKey } from "./listing-index.js";
+import { openRegularFile } from "./regular-file.js";
 import { peekTail, readHeader, summarizeTail } from "./tail-summary.js";
 
 /** Default page size. */
@@ -101,7 +102,7 @@ function summarize(
   }
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRegularFile(path, constants.O_RDONLY); // never blocks on a FIFO
   } catch {
     return undefined;
   }

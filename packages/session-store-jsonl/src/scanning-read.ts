@@ -4,7 +4,8 @@
  * entries read their bodies back by offset (see `FileEntrySource`). Only a file that needs a repair or a
  * migration is read whole, by the caller.
  */
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync } from "node:fs";
+import { openRegularFile } from "./regular-file.js";
 import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
 import { FileEntrySource } from "./file-entry-source.js";
@@ -48,7 +49,7 @@ export async function readAndScan(
   sessionId: string,
   window = DEFAULT_WINDOW,
 ): Promise<ScannedFile> {
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path, constants.O_RDONLY);
   const pooled = window === DEFAULT_WINDOW;
   let buffer = (pooled ? spareWindows.pop() : undefined) ?? Buffer.allocUnsafeSlow(Math.max(1, window));
   const own = buffer;

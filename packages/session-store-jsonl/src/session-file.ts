@@ -21,6 +21,7 @@ import { type EncodedBatch, emptyTally, type SessionTally } from "./batch-format
 import { moveTornTail, syncDirectory, tornSidecarPath, writeAll, writeText } from "./durability.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrateSessionBytes, replaceWithBackup } from "./migration.js";
+import { openRegularFile } from "./regular-file.js";
 import { describeTail, parseFile, type ReadFile } from "./scanner.js";
 import { readAndScan, type ScannedFile } from "./scanning-read.js";
 import { acquireLock, describeHolder, lockHolder, releaseLock } from "./session-lock.js";
@@ -135,7 +136,7 @@ export class SessionFile {
     }
     if (this.fd === undefined) {
       try {
-        this.open(openSync(this.path, constants.O_RDWR | constants.O_APPEND));
+        this.open(openRegularFile(this.path, constants.O_RDWR | constants.O_APPEND));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.gone();
         throw error;
@@ -185,7 +186,7 @@ export class SessionFile {
     if (this.fd !== undefined && this.knownSize === fstatSync(this.fd).size) return this.knownTally;
     let fd: number;
     try {
-      fd = openSync(this.path, "r");
+      fd = openRegularFile(this.path, constants.O_RDONLY);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.gone();
       throw error;
@@ -226,6 +227,7 @@ export class SessionFile {
    */
   async readScanned(): Promise<ScannedFile> {
     try {
+      closeSync(openRegularFile(this.path, constants.O_RDONLY));
       return await readAndScan(this.path, this.sessionId);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.gone();
@@ -237,7 +239,12 @@ export class SessionFile {
   read(): ReadFile {
     let buffer: Buffer;
     try {
-      buffer = readFileSync(this.path);
+      const fd = openRegularFile(this.path, constants.O_RDONLY);
+      try {
+        buffer = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.gone();
       throw error;
@@ -251,7 +258,7 @@ export class SessionFile {
     const hadDescriptor = this.fd !== undefined;
     this.closeDescriptor();
     const backup = replaceWithBackup(this.path, migrated.bytes, migrated.fromVersion, this.context.durable);
-    if (hadDescriptor) this.open(openSync(this.path, constants.O_RDWR | constants.O_APPEND));
+    if (hadDescriptor) this.open(openRegularFile(this.path, constants.O_RDWR | constants.O_APPEND));
     warnings.push(
       `migrated from format version ${migrated.fromVersion} to 3; the original is kept as ${basename(backup)}`,
       ...migrated.warnings,
@@ -262,7 +269,7 @@ export class SessionFile {
   /** Moves the torn tail of a file just read aside (the caller holds the lock). */
   repairTail(read: ReadFile, warnings: string[]): void {
     const description = describeTail(read);
-    const fd = this.fd ?? openSync(this.path, "r+");
+    const fd = this.fd ?? openRegularFile(this.path, constants.O_RDWR);
     try {
       moveTornTail(fd, this.path, read.committedEnd);
     } finally {

@@ -18,6 +18,7 @@ describeSessionStore<JsonlSessionStore>({
     await store.close();
     rmSync(homes.get(store)!, { recursive: true, force: true });
   },
+  reopen: (store) => new JsonlSessionStore({ home: homes.get(store)! }),
   corrupt: (store, sessionId) => {
     const fd = openSync(store.pathOf(sessionId)!, "r+");
     writeSync(fd, "{not json", 0);

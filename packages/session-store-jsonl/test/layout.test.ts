@@ -99,7 +99,9 @@ describe("layout", () => {
     await store.createSession(header("one"));
     await store.createSession(header("two", "/home/user/other"));
     const directories = readdirSync(join(home, "sessions")).sort();
-    expect(directories).toEqual(["--home-user-other--", "--home-user-project--"]);
+    // `.locks` holds the per-id creation locks (empty between creations).
+    expect(directories).toEqual(["--home-user-other--", "--home-user-project--", ".locks"]);
+    expect(readdirSync(join(home, "sessions", ".locks"))).toEqual([]);
     await expect(store.readSession("three")).rejects.toBeInstanceOf(SessionNotFoundError);
   });
 });

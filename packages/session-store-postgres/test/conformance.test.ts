@@ -9,6 +9,7 @@ describeWithPostgres("PostgresSessionStore conformance", (url) => {
   describeSessionStore<PostgresSessionStore>({
     name: "PostgresSessionStore",
     create: () => PostgresSessionStore.fromUrl(url, { schema, pool: { max: 4 } }),
+    reopen: () => PostgresSessionStore.fromUrl(url, { schema, pool: { max: 4 } }),
     corrupt: async (_store, sessionId) => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();

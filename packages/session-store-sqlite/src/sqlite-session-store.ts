@@ -1,7 +1,7 @@
 /**
  * `SqliteSessionStore`: every session of a store in one SQLite database file (better-sqlite3, WAL).
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ArborError, describeError, InvalidArgumentError } from "@arbor/ai-providers";
 import {
@@ -371,10 +371,15 @@ function toSummary(row: SessionRow): SessionSummary {
   return summary;
 }
 
-/** Creates the file's directory (0700) and opens the database; failures become {@link SqliteUnavailableError}. */
+/** Creates the file's directory (0700) and the file (0600), and opens the database; failures become {@link SqliteUnavailableError}. */
 function openDatabase(file: string): Database.Database {
   try {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    if (file !== ":memory:") {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      // A new database file is private whatever the umask (SQLite gives its -wal and -shm files the same
+      // mode); an existing one keeps the mode its owner chose.
+      closeSync(openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600));
+    }
     return new Database(file);
   } catch (error) {
     throw new SqliteUnavailableError(file, describeError(error), { cause: error });

@@ -14,6 +14,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 describeSessionStore<SqliteSessionStore>({
   name: "SqliteSessionStore",
   create: () => new SqliteSessionStore({ file, watchIntervalMs: 10 }),
+  reopen: () => new SqliteSessionStore({ file, watchIntervalMs: 10 }),
   corrupt: (_store, sessionId) => {
     const db = new Database(file);
     db.prepare("UPDATE arbor_sessions SET header = '{not json' WHERE id = ?").run(sessionId);

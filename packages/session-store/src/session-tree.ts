@@ -9,7 +9,11 @@ export interface SessionEntryRef {
   readonly parentId: string | null;
   /** The entry's current label, if any. */
   readonly label: string | undefined;
-  /** The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read. */
+  /**
+   * The full entry (unknown fields kept), parsed and checked against its type's schema on first use;
+   * undefined when it cannot be read or is invalid (valid JSON with wrong field types), which the
+   * session's `warnings` report once.
+   */
   entry(): SessionEntry | undefined;
 }
 
@@ -27,7 +31,7 @@ export function refOf(index: SessionIndex, order: number): SessionEntryRef {
     type: index.typeOf(order),
     parentId: parent === NONE ? null : index.idOf(parent),
     label: index.labels.get(id),
-    entry: () => index.entry(order),
+    entry: () => index.validEntry(order),
   };
 }
 

@@ -156,10 +156,13 @@ export class Session {
     return this.index.has(entryId);
   }
 
-  /** The full entry (parsed on first use), or undefined when unknown or unreadable. */
+  /**
+   * The full entry (parsed and checked against its type's schema on first use), or undefined when unknown,
+   * unreadable or invalid for its type (reported once in {@link warnings}).
+   */
   getEntry(entryId: string): SessionEntry | undefined {
     const order = this.index.orderOf(entryId);
-    return order === undefined ? undefined : this.index.entry(order);
+    return order === undefined ? undefined : this.index.validEntry(order);
   }
 
   /** The current label of an entry. */

@@ -126,7 +126,11 @@ describe("damaged data never stops a session from opening", () => {
     const context = session.buildContext();
     expect(describeMessages(context.messages)).toEqual(["user: hello", "user: still here"]);
     expect(context.thinkingLevel).toBeUndefined();
-    expect(session.getEntry("aaaa0002")).toMatchObject({ message: { content: "not an array" } });
+    // Invalid for its type: left out of every read, like an unreadable entry (its place in the tree stays).
+    expect(session.getEntry("aaaa0002")).toBeUndefined();
+    expect(session.children("aaaa0001").map((ref) => [ref.id, ref.entry()])).toEqual([
+      ["aaaa0002", undefined],
+    ]);
     expect(session.warnings).toEqual([
       expect.stringMatching(/^Entry "aaaa0005" \(leaf\) is invalid: \/targetId: required property missing/),
       expect.stringMatching(

@@ -10,7 +10,7 @@
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
 import { type EntryPart, type EntryView, previewView, viewEntry } from "./entry-view.js";
-import { countOf, formatCount } from "./format.js";
+import { countOf, fieldText, formatCount } from "./format.js";
 import { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 import { escapeHtml, markdownHtml } from "./markdown-html.js";
 import { safeJson } from "./tool-call-line.js";
@@ -100,11 +100,12 @@ function factsHtml(
   location?: string,
 ): string {
   const rows: [string, string][] = [
-    ["Session", session.id],
-    ["Directory", session.cwd],
-    ["Created", session.header.timestamp],
+    ["Session", fieldText(session.id)],
+    ["Directory", fieldText(session.cwd)],
+    ["Created", fieldText(session.header.timestamp)],
   ];
-  if (session.header.parentSession !== undefined) rows.push(["Forked from", session.header.parentSession]);
+  if (session.header.parentSession !== undefined)
+    rows.push(["Forked from", fieldText(session.header.parentSession)]);
   if (location !== undefined) rows.push(["File", location]);
   rows.push([
     "Entries",
@@ -184,7 +185,7 @@ export function exportHtml(session: Session, options: HtmlExportOptions = {}): s
   for (; openDepth > 0; openDepth--) tree.push("</ul></details></li>");
   tree.push("</ul>");
 
-  const title = session.name ?? `Session ${session.id}`;
+  const title = session.name ?? `Session ${fieldText(session.id)}`;
   const branchTitle =
     leafId === null
       ? "No entries"

@@ -6,7 +6,7 @@
  */
 import type { Session } from "@arbor/session-store";
 import { type EntryPart, type EntryView, viewEntry } from "./entry-view.js";
-import { countOf, formatCount } from "./format.js";
+import { countOf, fieldText, formatCount } from "./format.js";
 import { safeJson } from "./tool-call-line.js";
 
 /** Options of {@link exportMarkdown}. */
@@ -101,18 +101,18 @@ export function entryMarkdown(view: EntryView, label: string | undefined): strin
 export function exportMarkdown(session: Session, options: MarkdownExportOptions = {}): string {
   const leafId = options.leafId === undefined ? session.leafId : options.leafId;
   const path = session.getPath(leafId);
-  const title = session.name ?? `Session ${session.id}`;
+  const title = session.name ?? `Session ${fieldText(session.id)}`;
   const rows: [string, string][] = [
-    ["Session", inlineCode(session.id)],
-    ["Directory", inlineCode(session.cwd)],
-    ["Created", session.header.timestamp],
+    ["Session", inlineCode(fieldText(session.id))],
+    ["Directory", inlineCode(fieldText(session.cwd))],
+    ["Created", fieldText(session.header.timestamp)],
     [
       "Branch",
       `${countOf(path.length, "entry", "entries")}, leaf ${leafId === null ? "(none)" : inlineCode(leafId)}`,
     ],
   ];
   if (session.header.parentSession !== undefined)
-    rows.push(["Forked from", inlineCode(session.header.parentSession)]);
+    rows.push(["Forked from", inlineCode(fieldText(session.header.parentSession))]);
   const sections = [
     `# ${cell(title)}`,
     ["| | |", "| --- | --- |", ...rows.map(([key, value]) => `| ${key} | ${cell(value)} |`)].join("\n"),

@@ -109,3 +109,17 @@ export function errorText(error: unknown): string {
     return "unknown error";
   }
 }
+
+/**
+ * A header field as text: the string itself, or the JSON of what a damaged file holds there instead
+ * (a number, `null`, an object), so that a view of a damaged session never fails on it.
+ */
+export function fieldText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "(none)";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,11 +1,13 @@
 /**
  * The one-prompt modes: print (`-p "prompt"` or a prompt piped on stdin; only the final answer on stdout)
- * and `--mode json` (one JSON event per line). Both exit 1 when the run ends in an error or is aborted —
- * the last assistant message's `stopReason` decides, so a failure after retries is not reported as success.
+ * and `--mode json` (one JSON event per line). Both exit 1 when the run ends in an error, is aborted (the
+ * last assistant message's `stopReason`, so a failure after retries is not reported as success), was
+ * stopped by Ctrl-C (also between turns, while a tool ran) or was not completely saved.
  */
 import type { AssistantMessage } from "@arbor/ai-providers";
 import {
   type AppRuntime,
+  alreadyWarned,
   assistantText,
   JsonEventWriter,
   lastAssistantMessage,
@@ -38,18 +40,52 @@ async function extensionCommand(runtime: AppRuntime, prompt: string): Promise<nu
   return runtime.extensions.failures.length > failedBefore ? 1 : 0;
 }
 
-/** Aborts the run on Ctrl-C (a second Ctrl-C exits at once); returns a function that removes the handler. */
-export function abortOnInterrupt(runtime: AppRuntime): () => void {
+/** A Ctrl-C handler installed for one run. */
+export interface InterruptWatch {
+  /** Whether Ctrl-C was pressed during the run. */
+  readonly interrupted: boolean;
+  /** Removes the handler. */
+  restore(): void;
+}
+
+/** What a run that Ctrl-C stopped ends with (its message, and exit code 1). */
+export const INTERRUPTED = "interrupted (Ctrl-C)";
+
+/**
+ * Aborts the whole run on Ctrl-C — the model call or the tool in flight, and every turn after it — and
+ * remembers it, so that the run exits 1 whatever its last message was (a second Ctrl-C exits at once).
+ */
+export function abortOnInterrupt(runtime: AppRuntime): InterruptWatch {
   let interrupted = false;
   const handler = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
-    runtime.session.abort("interrupted (Ctrl-C)");
+    runtime.session.abort(INTERRUPTED);
   };
   process.on("SIGINT", handler);
-  return () => {
-    process.off("SIGINT", handler);
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    restore: () => {
+      process.off("SIGINT", handler);
+    },
   };
+}
+
+/** What to say about unsaved work: its reason, or "see above" when a warning already said it. */
+export function unsavedLine(unsaved: string): string {
+  return alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
+}
+
+/** The run's outcome, failed when Ctrl-C stopped it (a tool aborted between turns ends with no error). */
+function outcomeOf(runtime: AppRuntime, interrupt: InterruptWatch): RunOutcome & { reason?: string } {
+  const outcome = runOutcome(runtime);
+  if (interrupt.interrupted) return { ...outcome, failed: true, reason: `aborted: ${INTERRUPTED}` };
+  if (!outcome.failed) return outcome;
+  const message = outcome.message;
+  const reason = message?.errorMessage ?? "the run ended without an answer";
+  return { ...outcome, reason: `${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}` };
 }
 
 /**
@@ -64,25 +100,24 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   if (commandCode !== undefined) return commandCode;
   const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
-  const restore = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
-    restore();
+    interrupt.restore();
     retries();
     unsaved = saves();
   }
-  const { message, failed } = runOutcome(runtime);
+  const { message, failed, reason } = outcomeOf(runtime, interrupt);
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   if (unsaved !== undefined) {
-    io.stderr.write(`arbor: error: ${unsaved}\n`);
+    io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
     return 1;
   }
   if (failed) {
-    const reason = message?.errorMessage ?? "the run ended without an answer";
-    io.stderr.write(`arbor: ${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}\n`);
+    io.stderr.write(`arbor: ${reason}\n`);
     return 1;
   }
   return 0;
@@ -109,24 +144,25 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
-  const restore = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
-    restore();
+    interrupt.restore();
     unsubscribe();
     retries();
     stopNotices();
     unsaved = saves();
   }
-  const outcome = runOutcome(runtime);
+  const outcome = outcomeOf(runtime, interrupt);
   const message = outcome.message;
   const failed = outcome.failed || unsaved !== undefined;
+  const error = unsaved ?? (interrupt.interrupted ? INTERRUPTED : message?.errorMessage);
   writer.record({
     type: "result",
-    stopReason: message?.stopReason ?? "error",
-    ...(failed ? { error: unsaved ?? message?.errorMessage ?? "the run ended without an answer" } : {}),
+    stopReason: interrupt.interrupted ? "aborted" : (message?.stopReason ?? "error"),
+    ...(failed ? { error: error ?? "the run ended without an answer" } : {}),
     exitCode: failed ? 1 : 0,
   });
   writer.flush();

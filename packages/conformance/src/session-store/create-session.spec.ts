@@ -31,6 +31,35 @@ export function createSessionSpec<TStore extends SessionStore>(suite: SessionSto
       expect(read.entries).toHaveLength(2);
     });
 
+    it.skipIf(suite.options.reopen === undefined)(
+      "creates an id once across instances: a second instance that has not seen it gets SessionExistsError",
+      async () => {
+        const store = suite.store();
+        const other = await suite.options.reopen!(store);
+        try {
+          const header = makeHeader();
+          // Both instances have looked at the storage (and created a session) before the id exists.
+          await store.createSession(makeHeader());
+          await other.createSession(makeHeader());
+          await store.listSessions({ cwd: header.cwd });
+          await other.listSessions({ cwd: header.cwd });
+          const results = await Promise.allSettled([
+            store.createSession(header),
+            other.createSession({ ...header, timestamp: at(99), metadata: { title: "second" } }),
+          ]);
+          expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+          const rejected = results.find((result) => result.status === "rejected");
+          expect((rejected as PromiseRejectedResult).reason).toMatchObject({ code: "session_exists" });
+          const page = await other.listSessions({ cwd: header.cwd });
+          expect(page.sessions.map((summary) => summary.id)).toEqual([header.id]);
+          expect((await other.readSession(header.id)).header).toEqual(asStored(header));
+          expect((await store.readSession(header.id)).header).toEqual(asStored(header));
+        } finally {
+          await other.close?.();
+        }
+      },
+    );
+
     it("lists a new session with no messages and its creation time as its activity", async () => {
       const store = suite.store();
       const header = makeHeader({ timestamp: at(42), parentSession: "conformance-parent" });

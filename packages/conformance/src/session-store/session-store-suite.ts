@@ -22,6 +22,13 @@ export interface DescribeSessionStoreOptions<TStore extends SessionStore = Sessi
    */
   destroy?: (store: TStore) => void | Promise<void>;
   /**
+   * Opens a second instance over the storage of `store` (what another process would open). The specs of
+   * exclusive creation across instances are skipped when absent.
+   *
+   * Contract: the new instance sees everything `store` wrote; the suite closes it.
+   */
+  reopen?: (store: TStore) => TStore | Promise<TStore>;
+  /**
    * Damages the stored header of `sessionId` so that it can no longer be read (JSONL: overwrite line 1
    * with bytes that are not JSON). The corrupt-data specs are skipped when absent.
    */
