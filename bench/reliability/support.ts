@@ -39,7 +39,7 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
  */
 export function arborCommand(): string[] {
   if (process.env.RELIABILITY_FROM_SOURCE !== "1" && existsSync(CLI_DIST)) return [CLI_DIST];
-  return ["--conditions=source", "--import", TSX, CLI_SOURCE];
+  return ["--conditions=@arbor/source", "--import", TSX, CLI_SOURCE];
 }
 
 const roots: string[] = [];

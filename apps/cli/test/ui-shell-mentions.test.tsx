@@ -29,7 +29,7 @@ describe("the editor's ! and @", () => {
       .flatMap((entry) => (entry.type === "message" ? [entry.message as { role: string }] : []));
     expect(recorded.map((message) => message.role)).toEqual(["bashExecution", "bashExecution"]);
     expect(recorded[0]).toMatchObject({ command: "echo hello-from-the-shell", exitCode: 0 });
-    expect((recorded[0] as { output: string }).output).toBe("hello-from-the-shell");
+    expect((recorded[0] as unknown as { output: string }).output).toBe("hello-from-the-shell");
     expect(recorded[1]).toMatchObject({ excludeFromContext: true });
 
     await app.submit("what did I run?");

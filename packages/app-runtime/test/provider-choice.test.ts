@@ -117,7 +117,7 @@ describe("provider choice: flags, then settings, then keys, then a local server"
       inputs({ flags: { model: "my-vllm/qwen3-coder" }, customProviders: providers }),
     );
     expect(choice).toMatchObject({ kind: "custom", providerId: "my-vllm", modelId: "qwen3-coder" });
-    expect((choice.custom as CustomProviderEntry).models[0]?.contextWindow).toBe(65_536);
+    expect((choice.custom as CustomProviderEntry).models?.[0]?.contextWindow).toBe(65_536);
   });
 });
 

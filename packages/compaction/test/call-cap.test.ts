@@ -30,7 +30,10 @@ function answering(): ScriptedProvider {
 }
 
 /** A session of `turns` coding turns whose history is many times an 8,000-token window. */
-async function longPlan(turns: number, settings: Parameters<typeof resolveCompactionSettings>[0]) {
+async function longPlan(
+  turns: number,
+  settings: NonNullable<Parameters<typeof resolveCompactionSettings>[0]>,
+) {
   const { session, ...builders } = await newSession();
   for (let turn = 1; turn <= turns; turn++) appendTurn(session, builders, turn, { size: 3000 });
   const plan = prepareCompaction(

@@ -190,7 +190,10 @@ describe("compact() asked for by the user", () => {
           expect(outcome.kind).toBe("compacted");
           if (outcome.kind !== "compacted") return;
           expect(outcome.firstKeptEntryId).toBe(messageEntryId(session, `Question ${last}`));
-          const [summary, ...kept] = session.state.messages as { role: string; toolCallId?: string }[];
+          const [summary, ...kept] = session.state.messages as unknown as {
+            role: string;
+            toolCallId?: string;
+          }[];
           expect(summary!.role).toBe("compactionSummary");
           // The last turn whole: its prompt, each call with its result, the reply.
           expect(kept.map((message) => message.role)).toEqual([

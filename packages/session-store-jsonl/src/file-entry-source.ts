@@ -4,9 +4,9 @@
  * of a context — contiguous lines, read forwards or backwards — costs one read per block.
  */
 import { closeSync, constants, fstatSync } from "node:fs";
-import { openRegularFile } from "./regular-file.js";
 import { SessionCorruptError } from "@arbor/session-store";
 import { readInto } from "./file-reads.js";
+import { openRegularFile } from "./regular-file.js";
 import type { EntrySource } from "./stored-entry.js";
 
 /** Size (and alignment) of a cached block. */

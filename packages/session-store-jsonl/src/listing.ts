@@ -6,12 +6,7 @@
  */
 import { closeSync, constants, fstatSync, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
-import {
-  compareListing,
-  decodeListingCursor,
-  encodeListingCursor,
-  type ListingCursor,
-} from "@arbor/session-store/backend";
+import { compareListing, decodeListingCursor, encodeListingCursor } from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
 import { type ListingIndex, listingKey } from "./listing-index.js";

@@ -5,11 +5,11 @@
  * migration is read whole, by the caller.
  */
 import { closeSync, constants, fstatSync } from "node:fs";
-import { openRegularFile } from "./regular-file.js";
 import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
 import { FileEntrySource } from "./file-entry-source.js";
 import { readInto } from "./file-reads.js";
+import { openRegularFile } from "./regular-file.js";
 import { EntryScanner, parseHeaderLine, type ScanResult } from "./scanner.js";
 
 const NEWLINE = 0x0a;

@@ -2,7 +2,6 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionEntry, SessionSummary } from "@arbor/session-store";
 import { describe, expect, it } from "vitest";
-import { InvalidStoreArgumentError } from "../src/index.js";
 import { header, openStore, temporaryHome, userEntry } from "./helpers.js";
 
 const fixtures = join(import.meta.dirname, "../../../fixtures/pi-sessions");

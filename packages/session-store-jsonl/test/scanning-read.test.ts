@@ -124,7 +124,7 @@ describe("readAndScan", () => {
       const scanned = await readAndScan(path, "s2", window);
       expect(summary(scanned.scan!), `window ${window}`).toEqual(expected);
       expect(
-        (scanned.scan!.entries[0]!.entry() as { message: { content: unknown } }).message.content,
+        (scanned.scan!.entries[0]!.entry() as unknown as { message: { content: unknown } }).message.content,
       ).toEqual(userEntry("long", null, "x".repeat(5000)).message.content);
     }
   });

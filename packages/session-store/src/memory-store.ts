@@ -6,12 +6,7 @@ import {
   SessionExistsError,
   SessionNotFoundError,
 } from "./errors.js";
-import {
-  compareListing,
-  decodeListingCursor,
-  encodeListingCursor,
-  type ListingCursor,
-} from "./listing-order.js";
+import { compareListing, decodeListingCursor, encodeListingCursor } from "./listing-order.js";
 import type {
   AppendOptions,
   ListSessionsQuery,

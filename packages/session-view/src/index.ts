@@ -7,6 +7,8 @@
  */
 export { type BranchDiff, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
 export {
+  type CommandExtensionInfo,
+  type CommandExtensions,
   type CommandHost,
   type CommandRuntime,
   CommandUsageError,
@@ -44,6 +46,13 @@ export {
   suggestCommands,
 } from "./commands/slash-commands.js";
 export {
+  type ContextBreakdown,
+  type ContextBreakdownInput,
+  type ContextCategory,
+  type ContextCategoryKind,
+  contextBreakdown,
+} from "./context-breakdown.js";
+export {
   browseHistory,
   createEditorBuffer,
   cursorPosition,
@@ -65,14 +74,6 @@ export {
   replaceText,
   submitted,
 } from "./editor-buffer.js";
-
-export {
-  type ContextBreakdown,
-  type ContextBreakdownInput,
-  type ContextCategory,
-  type ContextCategoryKind,
-  contextBreakdown,
-} from "./context-breakdown.js";
 export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,

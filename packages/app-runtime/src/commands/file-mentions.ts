@@ -82,11 +82,11 @@ export function completeMention(
  */
 export function createFileMentions(cwd: string): FileMentions {
   let files: readonly string[] | undefined;
-  let listing: Promise<void> | undefined;
+  let _listing: Promise<void> | undefined;
   const read = createReadTool(cwd);
   return {
     complete(text) {
-      listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
+      _listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
         (list) => {
           files = list.files;
         },

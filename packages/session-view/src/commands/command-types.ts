@@ -4,7 +4,7 @@
  * a front end (the terminal UI, a web page) shows the view model's notices and the pickers it is asked to open.
  */
 
-import { ArborError, type ProviderRegistry } from "@arbor/ai-providers";
+import { ArborError, type Model, type ProviderRegistry } from "@arbor/ai-providers";
 import type { HarnessSession } from "@arbor/harness";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
 import type { SessionViewModel } from "../session-view-model.js";
@@ -94,6 +94,36 @@ export interface CommandRuntime {
    * Contract: as `AppRuntime.exportSession`.
    */
   exportSession(format: "html" | "md" | "jsonl", file?: string): Promise<string>;
+  /**
+   * Resolves `"provider/model"` (or a bare id of the current provider), loading the provider on demand.
+   *
+   * Contract: as `AppRuntime.loadModel`; rejects with a message for the user when it cannot.
+   */
+  loadModel(reference: string): Promise<Model>;
+  /** The commands extensions registered (`AppRuntime.extensions`). */
+  readonly extensions: CommandExtensions;
+}
+
+/** One command an extension registered, as `/help` lists it. */
+export interface CommandExtensionInfo {
+  readonly name: string;
+  readonly description: string;
+  readonly arguments?: string;
+}
+
+/** The part of the app runtime's extension host the commands use. */
+export interface CommandExtensions {
+  /** The extension commands, in registration order. */
+  commandList(): readonly CommandExtensionInfo[];
+  /** Whether an extension registered `name`. */
+  hasCommand(name: string): boolean;
+  /**
+   * Runs an extension command with the text after its name.
+   *
+   * Contract: never rejects for the command's own failure (the runtime reports it as a notice); resolves
+   * to false when no extension has `name`.
+   */
+  runCommand(name: string, argumentText: string): Promise<boolean>;
 }
 
 /** What commands can reach. */
