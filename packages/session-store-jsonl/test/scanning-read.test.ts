@@ -125,7 +125,9 @@ describe("readAndScan", () => {
       expect(summary(scanned.scan!), `window ${window}`).toEqual(expected);
       expect(
         (scanned.scan!.entries[0]!.entry() as unknown as { message: { content: unknown } }).message.content,
-      ).toEqual(userEntry("long", null, "x".repeat(5000)).message.content);
+      ).toEqual(
+        (userEntry("long", null, "x".repeat(5000)) as { message: { content: unknown } }).message.content,
+      );
     }
   });
 });
