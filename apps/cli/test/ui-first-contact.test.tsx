@@ -96,6 +96,20 @@ describe("first contact: the interactive mode", () => {
     expect(keys).toContain("!cmd / !!cmd");
   });
 
+  test("/context shows what fills the window by category, with the threshold", async () => {
+    const runtime = await createTestRuntime({ steps: [script.text("An answer. ".repeat(200))] });
+    const app = renderApp(runtime);
+    await exchange(app, `a question ${"with words ".repeat(100)}`, "An answer.");
+    await app.submit("/context");
+    const frame = await app.waitForFrame("compaction above");
+    const usage = runtime.session.contextUsage();
+    expect(frame).toContain(`of ${formatTokens(usage.contextWindow)} tokens`);
+    expect(frame).toContain(`compaction above ${formatTokens(usage.compactionThreshold)}`);
+    expect(frame).toMatch(/system prompt +\d/);
+    expect(frame).toMatch(/tools \(\d+\) +\d/);
+    expect(frame).toMatch(/messages \(2\) +\d/);
+  });
+
   test("/export with an unknown format lists the formats and writes nothing", async () => {
     const runtime = await createTestRuntime();
     const app = renderApp(runtime);

@@ -165,6 +165,11 @@ export class HarnessSession {
     return this.baseSystemPrompt;
   }
 
+  /** The tools the next model call sends (the active ones, the recall tool included). */
+  get activeTools(): readonly AgentTool[] {
+    return this.agent.state.tools;
+  }
+
   /** Problems found at start (resources, unknown tools or models in the entries) and while reading the session. */
   get warnings(): readonly string[] {
     return [

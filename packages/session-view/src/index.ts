@@ -23,7 +23,7 @@ export {
   type MentionSupport,
   type SubmitKind,
 } from "./commands/controller.js";
-export { costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
+export { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
 export { compactCommand, modelCommand, thinkingCommand } from "./commands/model-commands.js";
 export {
   exportArguments,
@@ -113,6 +113,7 @@ export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
 export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
+export { sessionContextBreakdown } from "./session-context.js";
 export {
   type GraphNode,
   type GraphNodeKind,

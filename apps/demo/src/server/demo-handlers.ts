@@ -11,9 +11,9 @@ import { estimateContextTokens } from "@arbor/compaction";
 import { copySessions, diffBranches, type Session, SessionExistsError } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import {
-  contextBreakdown,
   entryRefs,
   previewView,
+  sessionContextBreakdown,
   sessionGraph,
   summaryCoverage,
   viewEntry,
@@ -118,20 +118,7 @@ const HANDLERS: Handlers = {
     };
   },
   async get_context(_command, { hub }) {
-    const harnessSession = hub.runtime.session;
-    const usage = harnessSession.contextUsage();
-    const state = harnessSession.state;
-    const context = harnessSession.session.buildContext();
-    const active = new Set(state.activeToolNames);
-    return contextBreakdown({
-      systemPrompt: state.systemPrompt,
-      tools: hub.tools.filter((tool) => active.has(tool.name)),
-      messages: context.messages,
-      entryIds: context.entryIds,
-      usage: { tokens: usage.tokens, anchored: usage.anchored },
-      contextWindow: usage.contextWindow,
-      compactionThreshold: usage.compactionThreshold,
-    });
+    return sessionContextBreakdown(hub.runtime.session);
   },
   async get_transcript(_command, { hub }) {
     const session = hub.runtime.session.session;

@@ -4,7 +4,6 @@
  * log, each record tagged with the session's id; a change of session is a `session` record. Commands of
  * the RPC protocol are dispatched by app-runtime, the demo's own by {@link runDemoCommand}.
  */
-import type { AgentTool } from "@arbor/agent-core";
 import {
   type AppRuntime,
   dispatchRpcCommand,
@@ -24,8 +23,6 @@ export type CommandAnswer = { ok: true; data: unknown } | { ok: false; status: n
 export interface DemoHubOptions {
   /** Merge window of streamed deltas in ms (see `JsonEventWriter`); default its own. */
   coalesceMs?: number;
-  /** The tool definitions the session's tools come from (for the context breakdown). */
-  tools?: readonly AgentTool[];
 }
 
 function errorMessage(error: unknown): string {
@@ -47,11 +44,6 @@ export class DemoHub {
   ) {
     this.attach(runtime.session);
     this.stopWatching = runtime.onSessionChange((session) => this.attach(session));
-  }
-
-  /** The tools for the context breakdown. */
-  get tools(): readonly AgentTool[] {
-    return this.options.tools ?? [];
   }
 
   private attach(session: HarnessSession): void {

@@ -16,7 +16,6 @@ import {
   type ProviderFactories,
 } from "@arbor/app-runtime";
 import { createDemoProvider, demoModel } from "@arbor/app-runtime/demo";
-import { createCodingTools } from "@arbor/coding-tools";
 import type { CompactionSettings } from "@arbor/compaction";
 import { DemoHub } from "./demo-hub.js";
 import { DEMO_PROVIDERS, DEMO_STORES } from "./factories.js";
@@ -121,7 +120,6 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
   });
   const hub = new DemoHub(runtime, {
-    tools: createCodingTools({ cwd }),
     ...(options.coalesceMs === undefined ? {} : { coalesceMs: options.coalesceMs }),
   });
   let server: DemoServer;

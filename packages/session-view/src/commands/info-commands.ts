@@ -1,8 +1,9 @@
 /**
- * The slash commands that only describe: /cost (what the session's model calls used) and /hotkeys (the keys
- * of the interactive mode).
+ * The slash commands that only describe: /context (what fills the model's context), /cost (what the
+ * session's model calls used) and /hotkeys (the keys of the interactive mode).
  */
 import { formatCost, formatTokens } from "../format.js";
+import { sessionContextBreakdown } from "../session-context.js";
 import type { SlashCommandSpec } from "./command-types.js";
 
 /** The keys of the interactive mode, for /help and /hotkeys. */
@@ -38,6 +39,36 @@ export const costCommand: SlashCommandSpec = {
       `↑${formatTokens(total.input)} ↓${formatTokens(total.output)} cache read ${formatTokens(total.cacheRead)} write ${formatTokens(total.cacheWrite)}  ${formatCost(total.cost.total)}  (${total.calls} call${total.calls === 1 ? "" : "s"})`;
     const lines = [`cost     ${line(usage)}`];
     for (const [model, total] of Object.entries(usage.byModel)) lines.push(`  ${model}  ${line(total)}`);
+    host.store.notice("info", lines.join("\n"));
+  },
+};
+
+/**
+ * `/context`: what fills the context of the next model call, by category (system prompt, tools, each
+ * compaction summary, branch summaries, messages, tool results), against the window and the compaction
+ * threshold — the figures of the web demo's meter.
+ */
+export const contextCommand: SlashCommandSpec = {
+  name: "context",
+  description: "show what fills the context window, by category, and the compaction threshold",
+  needsIdle: false,
+  run(_argumentText, host) {
+    const breakdown = sessionContextBreakdown(host.session());
+    const width = Math.max(14, ...breakdown.categories.map((category) => category.label.length));
+    const share = (tokens: number) => `${((tokens / breakdown.contextWindow) * 100).toFixed(1)}%`;
+    const lines = [
+      `context  ${formatTokens(breakdown.total)} of ${formatTokens(breakdown.contextWindow)} tokens (${breakdown.percent.toFixed(1)}%); compaction above ${formatTokens(breakdown.compactionThreshold)}`,
+    ];
+    for (const category of breakdown.categories) {
+      lines.push(
+        `  ${category.label.padEnd(width)}  ${formatTokens(category.tokens).padStart(7)}  ${share(category.tokens).padStart(6)}`,
+      );
+    }
+    if (breakdown.total !== breakdown.estimated) {
+      lines.push(
+        `  (categories are estimates, ${formatTokens(breakdown.estimated)} in all; the total is the provider's last reported usage plus what came after)`,
+      );
+    }
     host.store.notice("info", lines.join("\n"));
   },
 };

@@ -6,7 +6,7 @@
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "../format.js";
 import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
-import { costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
+import { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
 import {
   exportCommand,
@@ -68,6 +68,7 @@ export const SLASH_COMMANDS: readonly SlashCommandSpec[] = [
   thinkingCommand,
   exportCommand,
   sessionCommand,
+  contextCommand,
   costCommand,
   hotkeysCommand,
   helpCommand,
