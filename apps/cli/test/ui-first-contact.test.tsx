@@ -97,9 +97,18 @@ describe("first contact: the interactive mode", () => {
   });
 
   test("/context shows what fills the window by category, with the threshold", async () => {
-    const runtime = await createTestRuntime({ steps: [script.text("An answer. ".repeat(200))] });
+    const lookup = defineTool({
+      name: "lookup",
+      description: "Looks a word up in the project's glossary and answers with its definition",
+      parameters: Type.Object({ word: Type.String({ description: "the word to look up" }) }),
+      execute: async () => ({ content: [{ type: "text", text: "a definition" }] }),
+    });
+    const runtime = await createTestRuntime({
+      steps: [script.toolCall("lookup", { word: "arbor" }), script.text("A short answer.")],
+      tools: [lookup],
+    });
     const app = renderApp(runtime);
-    await exchange(app, `a question ${"with words ".repeat(100)}`, "An answer.");
+    await exchange(app, "a short question", "A short answer.");
     await app.submit("/context");
     const frame = await app.waitForFrame("compaction above");
     const usage = runtime.session.contextUsage();
@@ -107,7 +116,8 @@ describe("first contact: the interactive mode", () => {
     expect(frame).toContain(`compaction above ${formatTokens(usage.compactionThreshold)}`);
     expect(frame).toMatch(/system prompt +\d/);
     expect(frame).toMatch(/tools \(\d+\) +\d/);
-    expect(frame).toMatch(/messages \(2\) +\d/);
+    expect(frame).toMatch(/messages \(3\) +\d/);
+    expect(frame).toMatch(/tool results \(1\) +\d/);
   });
 
   test("/export with an unknown format lists the formats and writes nothing", async () => {
