@@ -8,4 +8,9 @@ if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
   npm install --global --no-fund --no-audit --loglevel=error "pnpm@$PNPM_VERSION" </dev/null >&2
   hash -r
 fi
-pnpm install --frozen-lockfile --reporter=silent </dev/null
+if ! pnpm install --frozen-lockfile --reporter=silent </dev/null; then
+  # The silent reporter hides why: say it (an outdated lockfile, no registry), then fail.
+  echo "bootstrap: installing the locked dependencies failed:" >&2
+  pnpm install --frozen-lockfile --reporter=append-only </dev/null >&2 || true
+  return 1 2>/dev/null || exit 1
+fi

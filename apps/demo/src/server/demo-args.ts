@@ -22,6 +22,8 @@ Options:
   --api-key <key>        the API key (default: the provider's environment variable; never sent to the page)
   --store <url>          the session store: jsonl:DIR, sqlite:FILE or postgres://… (default ~/.arbor)
   --no-session           keep sessions in memory only
+  --extension <path>     load an extension (repeatable); its commands become buttons on the page
+  --no-extensions        load no extension (not even those of ~/.arbor/extensions and .arbor/extensions)
   -h, --help             show this help`;
 
 /** What the flags ask for: options, or the help, or a mistake. */
@@ -44,7 +46,7 @@ function whole(value: string | undefined, flag: string, max: number): number | s
  * Contract: never throws; an unknown flag or a bad value is `{ kind: "error" }` with the message to print.
  */
 export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     values = parseArgs({
       args: [...args],
@@ -59,6 +61,8 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
         "api-key": { type: "string" },
         store: { type: "string" },
         "no-session": { type: "boolean" },
+        extension: { type: "string", multiple: true },
+        "no-extensions": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -79,6 +83,11 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
     ...(pace === undefined ? {} : { pace }),
     ...(values.tour === true ? { tour: true } : {}),
     ...(values["no-session"] === true ? { persistent: false } : {}),
+    ...(values["no-extensions"] === true
+      ? { extensions: false as const }
+      : Array.isArray(values.extension)
+        ? { extensions: values.extension }
+        : {}),
   };
   for (const [flag, key] of [
     ["provider", "provider"],

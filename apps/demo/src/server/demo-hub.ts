@@ -43,7 +43,15 @@ export class DemoHub {
     private readonly options: DemoHubOptions = {},
   ) {
     this.attach(runtime.session);
-    this.stopWatching = runtime.onSessionChange((session) => this.attach(session));
+    const stopSessions = runtime.onSessionChange((session) => this.attach(session));
+    // An extension's `ui.notify` (and a failing extension command) reaches every page as a `notice`.
+    const stopNotices = runtime.extensions.onNotice((notice) =>
+      this.log.append({ ...notice, type: "notice", sessionId: this.runtime.session.id }),
+    );
+    this.stopWatching = () => {
+      stopSessions();
+      stopNotices();
+    };
   }
 
   private attach(session: HarnessSession): void {

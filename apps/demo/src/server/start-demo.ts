@@ -55,6 +55,11 @@ export interface DemoOptions {
   coalesceMs?: number;
   /** The folder of the built page (default the package's `dist/web`). */
   webRoot?: string;
+  /**
+   * Extension files loaded after those of the extension directories (`--extension`); `false`
+   * (`--no-extensions`): none. Their commands are buttons on the page.
+   */
+  extensions?: readonly string[] | false;
 }
 
 /** A running demo. */
@@ -118,6 +123,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     ...(options.persistent === undefined ? {} : { persistent: options.persistent }),
     ...(options.tour ? { compaction: TOUR_COMPACTION } : {}),
     ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
+    ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
   });
   const hub = new DemoHub(runtime, {
     ...(options.coalesceMs === undefined ? {} : { coalesceMs: options.coalesceMs }),

@@ -17,6 +17,7 @@ import {
 } from "./api.js";
 import { Chat } from "./Chat.js";
 import { ContextMeter } from "./ContextMeter.js";
+import { ExtensionCommands, type ExtensionNoticeView } from "./ExtensionCommands.js";
 import { applyLiveEvent, IDLE, type LiveState } from "./live-message.js";
 import { NodePanel } from "./NodePanel.js";
 import { SessionList } from "./SessionList.js";
@@ -36,8 +37,12 @@ const REFRESH_ON = new Set([
 
 const BUSY_START = new Set(["agent_start", "compaction_start"]);
 
+/** Notices of extensions kept on the page. */
+const NOTICES_SHOWN = 5;
+
 export function App() {
   const [info, setInfo] = useState<ServerInfo | undefined>();
+  const [notices, setNotices] = useState<ExtensionNoticeView[]>([]);
   const [graph, setGraph] = useState<GraphAnswer | undefined>();
   const [transcript, setTranscript] = useState<TranscriptAnswer | undefined>();
   const [breakdown, setBreakdown] = useState<ContextBreakdown | undefined>();
@@ -104,6 +109,10 @@ export function App() {
         setLive((state) => applyLiveEvent(state, event));
         if (BUSY_START.has(event.type)) setBusy(true);
         if (event.type === "error") setError(String(event.message));
+        if (event.type === "notice") {
+          const notice = { level: String(event.level), message: String(event.message) };
+          setNotices((shown) => [...shown.slice(1 - NOTICES_SHOWN), notice]);
+        }
         if (REFRESH_ON.has(event.type)) scheduleRefresh();
       },
       onReset: () => {
@@ -175,6 +184,7 @@ export function App() {
       </header>
       <aside className="left">
         <SessionList currentId={graph?.sessionId} version={sessionsVersion} onError={onError} />
+        <ExtensionCommands notices={notices} onError={onError} />
       </aside>
       <main className="middle">
         <TreeGraph
