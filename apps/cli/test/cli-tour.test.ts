@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { TOUR_LABEL } from "@arbor/app-runtime/demo";
 import { describe, expect, it } from "vitest";
-import { TOUR_LABEL } from "../src/commands/tour/tour.js";
 import { runArbor, sandbox, sessionFiles } from "./cli-helpers.js";
 
 describe("arbor tour", () => {

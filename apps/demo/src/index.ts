@@ -37,4 +37,3 @@ export {
   startDemo,
 } from "./server/start-demo.js";
 export { staticPath } from "./server/static-files.js";
-export { TOUR_COMPACTION, TOUR_LABEL, TOUR_MODEL } from "./server/tour.js";

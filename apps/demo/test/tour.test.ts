@@ -5,9 +5,10 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { TOUR_LABEL } from "@arbor/app-runtime/demo";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { defaultWebRoot, TOUR_LABEL } from "../src/index.js";
+import { defaultWebRoot } from "../src/index.js";
 import { command, type Json, testDemo } from "./helpers.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

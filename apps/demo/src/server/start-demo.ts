@@ -15,13 +15,13 @@ import {
   type Environment,
   type ProviderFactories,
 } from "@arbor/app-runtime";
-import { createDemoProvider, demoModel } from "@arbor/app-runtime/demo";
+import { createDemoProvider, demoModel, TOUR_COMPACTION, TOUR_MODEL } from "@arbor/app-runtime/demo";
 import type { CompactionSettings } from "@arbor/compaction";
 import { DemoHub } from "./demo-hub.js";
 import { DEMO_PROVIDERS, DEMO_STORES } from "./factories.js";
 import { type DemoServer, startDemoServer } from "./http-server.js";
 import { createToken } from "./security.js";
-import { createTourProvider, TOUR_COMPACTION, TOUR_MODEL } from "./tour.js";
+import { createTourRun } from "./tour.js";
 
 /** The port the demo listens on unless `--port` says otherwise. */
 export const DEFAULT_DEMO_PORT = 4173;
@@ -101,7 +101,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const cwd = options.tour
     ? realpathSync(mkdtempSync(join(tmpdir(), "arbor-demo-tour-")))
     : (options.cwd ?? process.cwd());
-  const tourProvider = options.tour ? createTourProvider(pace) : undefined;
+  const tourProvider = options.tour ? createTourRun(pace) : undefined;
   const providers = scriptedFactory(
     () => tourProvider?.provider ?? createDemoProvider({ model: demoModel(), chunkDelayMs: pace }),
   );

@@ -5,31 +5,15 @@
  * page has a tree to show at once. The scripted model answers each prompt with the tour's steps, and the
  * summarizer's requests with the demo model's summaries.
  */
-import type { Context, Model, Provider } from "@arbor/ai-providers";
-import { createScriptedProvider, type ScriptedStep } from "@arbor/ai-providers/testing";
+import type { Provider } from "@arbor/ai-providers";
 import {
-  demoModel,
-  demoStep,
+  createTourProvider,
   LABEL_AFTER_PROMPT,
   NAVIGATE_AFTER_PROMPT,
+  TOUR_LABEL,
   TOUR_PROMPTS,
 } from "@arbor/app-runtime/demo";
-import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import type { DemoHub } from "./demo-hub.js";
-
-/** The tour model: a scripted model with a small window, so that the build log crosses the threshold. */
-export const TOUR_MODEL: Model = demoModel({
-  id: "tour",
-  name: "Tour model (scripted, 10,000-token window)",
-  contextWindow: 10_000,
-  maxTokens: 4_096,
-});
-
-/** The tour's compaction settings: compact above 10,000 − 3,000 tokens, keep about 2,000 verbatim. */
-export const TOUR_COMPACTION = { reserveTokens: 3_000, keepRecentTokens: 2_000 } as const;
-
-/** The label the tour puts on the point it later returns to. */
-export const TOUR_LABEL = "friendly greeting";
 
 /** The tour's provider and the function that runs its prompts. */
 export interface TourRun {
@@ -43,29 +27,16 @@ export interface TourRun {
   run(hub: DemoHub): Promise<void>;
 }
 
-function isSummaryRequest(context: Context): boolean {
-  return context.systemPrompt === SUMMARIZER_SYSTEM_PROMPT;
-}
-
 /** The tour's scripted provider (`pace`: ms between streamed chunks) and its runner. */
-export function createTourProvider(pace: number): TourRun {
-  const answers: ScriptedStep[] = [];
-  const provider = createScriptedProvider(
-    ({ context }) => (isSummaryRequest(context) ? demoStep(context) : (answers.shift() ?? demoStep(context))),
-    {
-      id: TOUR_MODEL.provider,
-      model: TOUR_MODEL,
-      recordCalls: false,
-      chunkDelayMs: ({ context }) => (isSummaryRequest(context) ? 0 : pace),
-    },
-  );
+export function createTourRun(pace: number): TourRun {
+  const tour = createTourProvider(pace);
   const run = async (hub: DemoHub): Promise<void> => {
     const session = hub.runtime.session;
     let labelled: string | null = null;
     try {
       await session.setName("Arbor tour");
       for (const [index, prompt] of TOUR_PROMPTS.entries()) {
-        answers.push(...prompt.answers);
+        tour.queue(prompt);
         await session.prompt(prompt.text);
         if (index === LABEL_AFTER_PROMPT) {
           labelled = session.session.leafId;
@@ -84,5 +55,5 @@ export function createTourProvider(pace: number): TourRun {
       });
     }
   };
-  return { provider, run };
+  return { provider: tour.provider, run };
 }

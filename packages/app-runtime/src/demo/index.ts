@@ -14,6 +14,14 @@ export {
 export { demoSummary } from "./demo-summary.js";
 export { clipLine, DEMO_HELP, demoWords, firstLines } from "./demo-text.js";
 export {
+  createTourProvider,
+  TOUR_COMPACTION,
+  TOUR_CONTEXT_WINDOW,
+  TOUR_LABEL,
+  TOUR_MODEL,
+  type TourProvider,
+} from "./tour-provider.js";
+export {
   BUILD_LOG_LINES,
   LABEL_AFTER_PROMPT,
   NAVIGATE_AFTER_PROMPT,

@@ -9,8 +9,7 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Context, createProviderRegistry } from "@arbor/ai-providers";
-import { createScriptedProvider, type ScriptedStep } from "@arbor/ai-providers/testing";
+import { createProviderRegistry } from "@arbor/ai-providers";
 import {
   describeStoreLocation,
   jsonlPathOf,
@@ -19,14 +18,15 @@ import {
   resolveArborHome,
 } from "@arbor/app-runtime";
 import {
-  demoModel,
-  demoStep,
+  createTourProvider,
   LABEL_AFTER_PROMPT,
   NAVIGATE_AFTER_PROMPT,
+  TOUR_COMPACTION,
+  TOUR_CONTEXT_WINDOW,
+  TOUR_LABEL,
   TOUR_PROMPTS,
 } from "@arbor/app-runtime/demo";
 import { createCodingTools } from "@arbor/coding-tools";
-import { SUMMARIZER_SYSTEM_PROMPT } from "@arbor/compaction";
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { createSystemPromptBuilder } from "@arbor/harness/resources";
 import { formatCount, treeTextLines } from "@arbor/session-view";
@@ -34,15 +34,6 @@ import { STORE_FACTORIES } from "../../factories.js";
 import type { CliIo } from "../../io.js";
 import { createStyle, type Style } from "./style.js";
 import { TranscriptPrinter } from "./transcript-printer.js";
-
-/** The tour model's context window: small, so that the tour's build log crosses the compaction threshold. */
-export const TOUR_CONTEXT_WINDOW = 10_000;
-
-/** The tour's compaction settings: compact above 10,000 − 3,000 tokens, keep about 2,000 verbatim. */
-export const TOUR_COMPACTION = { reserveTokens: 3_000, keepRecentTokens: 2_000 } as const;
-
-/** The label the tour puts on the point it later returns to. */
-export const TOUR_LABEL = "friendly greeting";
 
 /** Default pause between streamed chunks of 4 characters, in ms. */
 export const DEFAULT_TOUR_PACE_MS = 6;
@@ -60,10 +51,6 @@ function usageLine(session: HarnessSession, style: Style): string {
   return style.dim(
     `  context: ${formatCount(usage.tokens)} of ${formatCount(usage.contextWindow)} tokens (${Math.round(usage.percent)} %; compaction above ${formatCount(usage.compactionThreshold)})`,
   );
-}
-
-function isSummaryRequest(context: Context): boolean {
-  return context.systemPrompt === SUMMARIZER_SYSTEM_PROMPT;
 }
 
 /** The first lines of a summary, indented, for the transcript. */
@@ -102,22 +89,9 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
   const storeOptions = { env: io.env, cwd: folder, home, stores: STORE_FACTORIES };
   const store = await openStore(options.store, storeOptions);
   const pace = options.pace ?? DEFAULT_TOUR_PACE_MS;
-  const model = demoModel({
-    id: "tour",
-    name: `Tour model (scripted, ${formatCount(TOUR_CONTEXT_WINDOW)}-token window)`,
-    contextWindow: TOUR_CONTEXT_WINDOW,
-    maxTokens: 4_096,
-  });
-  const answers: ScriptedStep[] = [];
-  const provider = createScriptedProvider(
-    ({ context }) => (isSummaryRequest(context) ? demoStep(context) : (answers.shift() ?? demoStep(context))),
-    {
-      id: model.provider,
-      model,
-      recordCalls: false,
-      chunkDelayMs: ({ context }) => (isSummaryRequest(context) ? 0 : pace),
-    },
-  );
+  const tour = createTourProvider(pace);
+  const { provider } = tour;
+  const model = provider.model;
   const problems: string[] = [];
   const harness = createHarness({
     registry: createProviderRegistry([provider]),
@@ -155,7 +129,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
 
     let labelledId: string | null = null;
     for (const [index, prompt] of TOUR_PROMPTS.entries()) {
-      answers.push(...prompt.answers);
+      tour.queue(prompt);
       await live.prompt(prompt.text);
       printer.line(usageLine(live, style));
       const error = live.state.errorMessage;
@@ -185,7 +159,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
         }
       }
     }
-    if (answers.length > 0) problems.push(`${answers.length} scripted answers were never asked for`);
+    if (tour.pending > 0) problems.push(`${tour.pending} scripted answers were never asked for`);
     if (compactions === 0) problems.push("the context never crossed the compaction threshold");
 
     const id = live.id;
