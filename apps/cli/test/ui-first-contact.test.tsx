@@ -45,6 +45,27 @@ describe("first contact: the interactive mode", () => {
     expect(runtime.session.id).toBe(first);
   });
 
+  test("the resume picker leaves out sessions without a message", async () => {
+    const runtime = await createTestRuntime({ steps: [script.text("An answer.")] });
+    const app = renderApp(runtime);
+    await exchange(app, "a prompt worth resuming", "An answer.");
+    const kept = runtime.session.id;
+    await app.submit("/new");
+    await app.waitForFrame("✓ new session");
+    await app.settle();
+    const empty = runtime.session.id;
+    await app.submit("/new");
+    await app.waitForFrame(`✓ new session`);
+    await app.settle();
+    expect(runtime.session.id).not.toBe(empty);
+    await app.submit("/resume");
+    const frame = await app.waitForFrame("Resume a session");
+    const picker = frame.slice(frame.lastIndexOf("Resume a session"));
+    expect(picker).toContain("a prompt worth resuming");
+    expect(picker).not.toContain(empty.slice(0, 8));
+    expect(kept).not.toBe(empty);
+  });
+
   test("Esc while a reply streams stops it with an aborted notice", async () => {
     const runtime = await createTestRuntime({
       steps: [script.text(`streaming ${"word ".repeat(4000)}`)],

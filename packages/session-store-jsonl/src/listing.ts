@@ -8,6 +8,7 @@ import { closeSync, constants, fstatSync, statSync } from "node:fs";
 import type { ListSessionsQuery, SessionPage, SessionSummary } from "@arbor/session-store";
 import { compareListing, decodeListingCursor, encodeListingCursor } from "@arbor/session-store/backend";
 import { InvalidStoreArgumentError } from "./errors.js";
+import { readFirstMessage } from "./first-message.js";
 import { encodeCwd, findSessionFiles, type SessionFileLocation } from "./layout.js";
 import { type ListingIndex, listingKey } from "./listing-index.js";
 import { openRegularFile } from "./regular-file.js";
@@ -67,12 +68,41 @@ export function listSessionFiles(
       index.get(location)?.complete === false
         ? summarize(location, candidate.id, index, warn, true)
         : candidate;
-    if (summary !== undefined) sessions.push(summary);
+    if (summary !== undefined) sessions.push(withFirstMessage(location, summary, index));
   }
   index.save();
   const last = sessions.at(-1);
   if (candidates.length <= limit || last === undefined) return { sessions };
   return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
+}
+
+/**
+ * A summary of the page with its `firstMessage` (read from the file's beginning once, then kept in the
+ * index with the rest of the summary).
+ */
+function withFirstMessage(path: string, summary: SessionSummary, index: ListingIndex): SessionSummary {
+  if (summary.firstMessage !== undefined || summary.messageCount === 0) return summary;
+  let fd: number;
+  try {
+    fd = openRegularFile(path, constants.O_RDONLY);
+  } catch {
+    return summary;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const { headerEnd } = readHeader(fd, stat.size, summary.id);
+    const firstMessage = readFirstMessage(fd, stat.size, headerEnd);
+    if (firstMessage === undefined) return summary;
+    const known = index.get(path);
+    const completed = { ...summary, firstMessage };
+    if (known !== undefined && known.key === listingKey(stat))
+      index.set(path, { ...known, summary: completed });
+    return completed;
+  } catch {
+    return summary;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -112,9 +112,11 @@ describe("the listing index", () => {
       ["p10", 200],
     ]);
     const size = statSync(page.sessions[0]!.location!).size;
-    // Two whole files counted (after their tails), the other ten only their tails (16 + 64 KB) and headers.
+    // Two whole files counted (after their tails), the other ten only their tails (16 + 64 KB) and headers;
+    // each of the twelve sessions of the page also its first prompt (4 KB after the header).
     const tail = (64 + 16 + 4) * 1024;
-    expect(reads.bytes).toBeLessThan(2 * (size + 2 * tail) + 10 * tail);
+    const firstPrompt = 4 * 1024;
+    expect(reads.bytes).toBeLessThan(2 * (size + 2 * tail) + 10 * tail + 12 * firstPrompt);
     expect(reads.bytes).toBeLessThan(12 * size);
     const rest = await openStore({ home }).listSessions({ limit: 20, cursor: page.nextCursor });
     expect(rest.sessions.map((summary) => summary.messageCount)).toEqual(Array(10).fill(200));

@@ -47,6 +47,8 @@ describe("listSessions reads", () => {
     ]);
     expect(reads.wholeFiles).toBe(0);
     expect(reads.bytes).toBeGreaterThan(0);
-    expect(reads.bytes).toBeLessThan(3 * 24 * 1024);
+    // Per file: its header and tail, and the first 4 KB after the header (the first prompt).
+    expect(reads.bytes).toBeLessThanOrEqual(3 * 28 * 1024);
+    expect(sessions[0]?.firstMessage).toMatch(/^x{200}…$/);
   });
 });

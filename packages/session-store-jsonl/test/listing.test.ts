@@ -65,6 +65,7 @@ describe("listSessions", () => {
       messageCount: 2,
       parentSession: "/x/old.jsonl",
       location: store.pathOf("busy"),
+      firstMessage: "text of b1",
     });
     expect(sessions[1]).toMatchObject({ id: "idle", updatedAt: "2026-01-03T00:00:00.000Z", messageCount: 0 });
     expect(sessions[1]!.name).toBeUndefined();

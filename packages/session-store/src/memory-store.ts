@@ -6,6 +6,7 @@ import {
   SessionExistsError,
   SessionNotFoundError,
 } from "./errors.js";
+import { storedMessageText } from "./json-text-entry.js";
 import { compareListing, decodeListingCursor, encodeListingCursor } from "./listing-order.js";
 import type {
   AppendOptions,
@@ -39,6 +40,8 @@ export interface MemorySessionRecord {
   messageCount: number;
   name?: string;
   parentSession?: string;
+  /** The text of the first user message (`SessionSummary.firstMessage`). */
+  firstMessage?: string;
 }
 
 function toJson(value: unknown, what: string): string {
@@ -150,8 +153,14 @@ export class MemorySessionStore implements SessionStore {
     });
     for (const [index, record] of records.entries()) {
       session.entries.push(record);
-      const entry = entries[index] as { timestamp?: unknown; name?: unknown };
-      if (record.type === "message") session.messageCount += 1;
+      const entry = entries[index] as { timestamp?: unknown; name?: unknown; message?: { role?: unknown } };
+      if (record.type === "message") {
+        session.messageCount += 1;
+        if (session.firstMessage === undefined && entry.message?.role === "user") {
+          const text = storedMessageText(record.json);
+          if (text !== undefined) session.firstMessage = text;
+        }
+      }
       if (record.type === "session_info" && typeof entry.name === "string") {
         const name = entry.name.trim();
         if (name === "") delete session.name;
@@ -206,6 +215,7 @@ export class MemorySessionStore implements SessionStore {
       };
       if (session.name !== undefined) summary.name = session.name;
       if (session.parentSession !== undefined) summary.parentSession = session.parentSession;
+      if (session.firstMessage !== undefined) summary.firstMessage = session.firstMessage;
       candidates.push(summary);
     }
     candidates.sort(compareListing);

@@ -93,11 +93,6 @@ export {
   type MarkdownExportOptions,
 } from "./export-markdown.js";
 export {
-  FIRST_MESSAGE_HEAD_BYTES,
-  type FirstUserMessageOptions,
-  firstUserMessage,
-} from "./first-message.js";
-export {
   clipText,
   countOf,
   errorText,

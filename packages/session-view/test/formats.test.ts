@@ -4,7 +4,6 @@ import {
   contentText,
   countOf,
   EMPTY_TOTALS,
-  firstUserMessage,
   formatCost,
   formatCount,
   formatTimestamp,
@@ -113,22 +112,5 @@ describe("message text", () => {
     expect(contentText(42)).toBe("");
     expect(messageText({ role: "user", content })).toBe("one\n[image image/png]\ntwo");
     expect(messageText(undefined)).toBe("");
-  });
-
-  test("the first user message of a session file's head, on one line", () => {
-    const lines = [
-      JSON.stringify({ type: "session", id: "s", content: "user" }),
-      JSON.stringify({ type: "message", message: { role: "assistant", content: "user?" } }),
-      '{not json but says "user"',
-      JSON.stringify({
-        type: "message",
-        message: { role: "user", content: [{ type: "text", text: "Hello\n  there" }] },
-      }),
-    ];
-    expect(firstUserMessage(lines.join("\n"))).toBe("Hello there");
-    expect(firstUserMessage(lines.join("\n"), { maxChars: 4 })).toBe("Hel…");
-    // A head cut in the middle of the file ignores its last (maybe torn) line.
-    expect(firstUserMessage(lines.join("\n"), { complete: false })).toBeUndefined();
-    expect(firstUserMessage("")).toBeUndefined();
   });
 });

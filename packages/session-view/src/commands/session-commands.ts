@@ -187,8 +187,11 @@ export const resumeCommand: SlashCommandSpec = {
       await open(host, argumentText);
       return;
     }
-    const sessions = await host.runtime.listSessions({ limit: 100 });
     const currentId = host.session().id;
+    // A session without a message (started and left without a prompt) has nothing to resume.
+    const sessions = (await host.runtime.listSessions({ limit: 100 })).filter(
+      (summary) => summary.messageCount > 0 || summary.id === currentId,
+    );
     host.openPicker({
       title: "Resume a session",
       items: sessions.map((summary) => ({

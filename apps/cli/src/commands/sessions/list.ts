@@ -2,17 +2,10 @@
  * `arbor sessions list [--all] [--json] [--limit N]`: the sessions of the working directory (or of every
  * directory), newest activity first.
  */
-import { closeSync, openSync, readSync } from "node:fs";
 
 import { describeStore } from "@arbor/app-runtime";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
-import {
-  clipText,
-  FIRST_MESSAGE_HEAD_BYTES,
-  firstUserMessage,
-  formatTimestamp,
-  singleLine,
-} from "@arbor/session-view";
+import { clipText, formatTimestamp, singleLine } from "@arbor/session-view";
 import type { Command } from "commander";
 import {
   parsePositiveInteger,
@@ -89,24 +82,6 @@ async function collect(
   return { sessions, more: cursor !== undefined };
 }
 
-/** The first user message of a JSONL session file, read from its first 64 KiB; undefined when unreadable. */
-function readFirstUserMessage(path: string): string | undefined {
-  const buffer = Buffer.alloc(FIRST_MESSAGE_HEAD_BYTES);
-  let read: number;
-  try {
-    const fd = openSync(path, "r");
-    try {
-      read = readSync(fd, buffer, 0, buffer.length, 0);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-  const head = buffer.subarray(0, read).toString("utf8");
-  return firstUserMessage(head, { complete: read < buffer.length });
-}
-
 function toListed(summary: SessionSummary): ListedSession {
   const location = summary.location ?? null;
   return {
@@ -118,12 +93,7 @@ function toListed(summary: SessionSummary): ListedSession {
     messageCount: summary.messageCount,
     parentSession: summary.parentSession ?? null,
     location,
-    firstMessage:
-      (location?.endsWith(".jsonl") === true
-        ? readFirstUserMessage(location)
-        : summary.firstMessage === undefined
-          ? undefined
-          : clipText(singleLine(summary.firstMessage), 200)) ?? null,
+    firstMessage: summary.firstMessage === undefined ? null : clipText(singleLine(summary.firstMessage), 200),
   };
 }
 
