@@ -40,7 +40,7 @@ export interface ToolPairingHooks<M, P> {
    * A call got no result: a synthetic error result was emitted for it.
    *
    * Contract: called once per such call, right after its synthetic result is emitted; `provenance` is
-   * the assistant message's.
+   * the assistant message's; `call` is reused for later turns, so copy the fields you keep.
    */
   missing?(call: PairedToolCall, provenance: P): void;
   /**
@@ -75,6 +75,13 @@ interface Slot<P> extends PairedToolCall {
   /** The result's provenance. */
   from: P | undefined;
 }
+
+/** The default `answer`: the result itself, or a copy under the call's output id. */
+function renamed(result: ToolResultMessage, outId: string): ToolResultMessage {
+  return result.toolCallId === outId ? result : { ...result, toolCallId: outId };
+}
+
+function ignore(): void {}
 
 /** Calls of one turn above which results are matched through a map rather than a scan. */
 const SCAN_LIMIT = 16;
@@ -120,9 +127,21 @@ export class ToolPairing<M extends { timestamp: number }, P> {
   private readonly byCalls: boolean;
   private readonly assistantTimestamp: boolean;
 
-  constructor(private readonly hooks: ToolPairingOptions<M, P>) {
-    this.byCalls = hooks.order !== "arrival";
-    this.assistantTimestamp = hooks.syntheticTimestamp !== "previous";
+  // The hooks are held as fields with no-op defaults, so every pairing has one shape (one fast path).
+  private readonly emitHook: (message: M | ToolResultMessage, provenance: P) => void;
+  private readonly answerHook: (result: ToolResultMessage, outId: string) => ToolResultMessage;
+  private readonly orphanHook: (result: ToolResultMessage, provenance: P) => void;
+  private readonly missingHook: (call: PairedToolCall, provenance: P) => void;
+  private readonly movedHook: ((message: M, provenance: P) => void) | undefined;
+
+  constructor(options: ToolPairingOptions<M, P>) {
+    this.byCalls = options.order !== "arrival";
+    this.assistantTimestamp = options.syntheticTimestamp !== "previous";
+    this.emitHook = options.emit;
+    this.answerHook = options.answer ?? renamed;
+    this.orphanHook = options.orphan ?? ignore;
+    this.missingHook = options.missing ?? ignore;
+    this.movedHook = options.moved;
   }
 
   /**
@@ -185,7 +204,7 @@ export class ToolPairing<M extends { timestamp: number }, P> {
   result(message: ToolResultMessage, provenance: P): boolean {
     const slot = this.count > 0 ? this.find(message.toolCallId) : undefined;
     if (slot === undefined) {
-      this.hooks.orphan?.(message, provenance);
+      this.orphanHook(message, provenance);
       return false;
     }
     slot.result = message;
@@ -239,7 +258,7 @@ export class ToolPairing<M extends { timestamp: number }, P> {
     }
     const held = this.heldMessages;
     if (held.length > 0) {
-      const { moved } = this.hooks;
+      const moved = this.movedHook;
       for (let index = 0; index < held.length; index++) {
         const message = held[index] as M;
         const from = this.heldProvenance[index] as P;
@@ -259,14 +278,7 @@ export class ToolPairing<M extends { timestamp: number }, P> {
   private emitCall(slot: Slot<P>, provenance: P): void {
     const result = slot.result;
     if (result !== undefined) {
-      const { answer } = this.hooks;
-      const out =
-        answer !== undefined
-          ? answer(result, slot.outId)
-          : result.toolCallId === slot.outId
-            ? result
-            : { ...result, toolCallId: slot.outId };
-      this.emit(out, slot.from as P);
+      this.emit(this.answerHook(result, slot.outId), slot.from as P);
       return;
     }
     const synthetic: ToolResultMessage = {
@@ -278,12 +290,12 @@ export class ToolPairing<M extends { timestamp: number }, P> {
       timestamp: this.assistantTimestamp ? this.turnTimestamp : this.lastTimestamp,
     };
     this.emit(synthetic, provenance);
-    this.hooks.missing?.(slot, provenance);
+    this.missingHook(slot, provenance);
   }
 
   private emit(message: M | ToolResultMessage, provenance: P): void {
     this.lastTimestamp = message.timestamp;
-    this.hooks.emit(message, provenance);
+    this.emitHook(message, provenance);
   }
 
   private find(id: string): Slot<P> | undefined {

@@ -46,6 +46,12 @@ function run(
   return { out, notes };
 }
 
+/** Declares calls (id → out id) and opens the assistant turn `A` at timestamp 10. */
+function openA(pairing: ToolPairing<Plain, string>, calls: Record<string, string>): void {
+  for (const [id, outId] of Object.entries(calls)) pairing.call(id, outId, "t");
+  pairing.open(plain("A", 10, "assistant"), "e0");
+}
+
 const plain = (tag: string, timestamp: number, role: Plain["role"] = "user"): Plain => ({
   role,
   tag,
@@ -55,10 +61,7 @@ const plain = (tag: string, timestamp: number, role: Plain["role"] = "user"): Pl
 describe("ToolPairing", () => {
   it("in call order: results follow their calls, a synthetic one in its call's place, held messages after", () => {
     const { out, notes } = run({}, (pairing) => {
-      pairing.call("a", "a", "t");
-      pairing.call("b", "b_2", "t");
-      pairing.call("c", "c", "t");
-      pairing.open(plain("A", 10, "assistant"), "e0");
+      openA(pairing, { a: "a", b: "b_2", c: "c" });
       pairing.message(plain("U", 11), "e1");
       pairing.result(result("c", 12), "e2");
       pairing.result(result("c", 13), "e3"); // a second result for one call
@@ -86,10 +89,7 @@ describe("ToolPairing", () => {
 
   it("in arrival order: results as they came, synthetic ones after them with the previous timestamp", () => {
     const { out } = run({ order: "arrival", syntheticTimestamp: "previous" }, (pairing) => {
-      pairing.call("a", "a", "t");
-      pairing.call("b", "b", "t");
-      pairing.call("c", "c", "t");
-      pairing.open(plain("A", 10, "assistant"), "e0");
+      openA(pairing, { a: "a", b: "b", c: "c" });
       pairing.result(result("c", 12), "e1");
       pairing.result(result("a", 14), "e2");
       pairing.close(); // a caller that ends the turn on a user message
