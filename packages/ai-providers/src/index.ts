@@ -95,6 +95,12 @@ export {
 } from "./stream-writer.js";
 export {
   MISSING_TOOL_RESULT_TEXT,
+  type PairedToolCall,
+  ToolPairing,
+  type ToolPairingHooks,
+  type ToolPairingOptions,
+} from "./tool-pairing.js";
+export {
   normalizeToolCallId,
   OMITTED_IMAGE_TEXT,
   type TransformMessagesOptions,

@@ -1,3 +1,4 @@
+import { MISSING_TOOL_RESULT_TEXT, ToolPairing } from "./tool-pairing.js";
 import type {
   AssistantMessage,
   ImageContent,
@@ -5,7 +6,6 @@ import type {
   Model,
   TextContent,
   ToolCall,
-  ToolResultMessage,
   UserMessage,
 } from "./types.js";
 
@@ -24,10 +24,6 @@ const STRICT_ID_APIS: ReadonlySet<string> = new Set([
 
 /** Id used when a strict api receives an empty tool-call id. */
 const EMPTY_TOOL_CALL_ID_REPLACEMENT = "call";
-
-/** Text of the synthetic tool result that {@link transformMessages} adds for an unanswered tool call. */
-export const MISSING_TOOL_RESULT_TEXT =
-  "No result provided: the tool call was interrupted before it returned.";
 
 /** Text that replaces an image sent to a model whose `input` lacks `"image"`. */
 export const OMITTED_IMAGE_TEXT = "[image omitted: the model does not accept images]";
@@ -157,23 +153,6 @@ class ToolCallIdAssigner {
   }
 }
 
-/** A tool call of the open assistant turn, waiting for its result. */
-interface PendingCall {
-  id: string;
-  name: string;
-  answered: boolean;
-}
-
-/** The tool calls of the last kept assistant message, until the next user or assistant message. */
-interface OpenTurn {
-  calls: PendingCall[];
-  /**
-   * Calls by their original id, in order (an id may repeat in one broken message), with the index of
-   * the first one still unanswered: results answer calls of one id in order.
-   */
-  byOriginalId: Map<string, { calls: PendingCall[]; next: number }>;
-}
-
 /** Replaces images by a text placeholder when the model cannot read them. */
 function transformUserContent<T extends TextContent | ImageContent>(
   content: readonly T[],
@@ -189,7 +168,7 @@ function transformAssistantContent(
   message: AssistantMessage,
   sameModel: boolean,
   assigner: ToolCallIdAssigner,
-  calls: { original: string; call: ToolCall }[],
+  pairing: ToolPairing<Message, undefined>,
 ): AssistantMessage["content"] {
   const content: AssistantMessage["content"] = [];
   for (const block of message.content) {
@@ -209,7 +188,7 @@ function transformAssistantContent(
           ? { ...block, id }
           : { type: "toolCall", id, name: block.name, arguments: block.arguments };
         content.push(call);
-        calls.push({ original: block.id, call });
+        pairing.call(block.id, id, block.name);
         break;
       }
     }
@@ -230,7 +209,7 @@ function transformAssistantContent(
  *   blank), redacted thinking is dropped, `textSignature` and `thoughtSignature` are removed, and each
  *   tool-call id is normalized ({@link normalizeToolCallId} or `options.normalizeToolCallId`) and made
  *   unique in the conversation with a `_2`, `_3`, … suffix; its results follow the new id.
- * - Every kept tool call gets exactly one result. Results are matched to the calls of the last kept
+ * - Every kept tool call gets exactly one result ({@link ToolPairing} in arrival order). Results are matched to the calls of the last kept
  *   assistant message before them, up to the next user or kept assistant message. An unanswered call
  *   gets a synthetic error result ({@link MISSING_TOOL_RESULT_TEXT}) placed after the last result of
  *   its turn, or after the assistant message; this holds for the last assistant message too, since a
@@ -262,76 +241,48 @@ export function transformMessages(
 
   const acceptsImages = targetModel.input.includes("image");
   const output: Message[] = [];
-  let turn: OpenTurn | undefined;
-
-  const closeTurn = (): void => {
-    if (turn === undefined) return;
-    for (const call of turn.calls) {
-      if (call.answered) continue;
-      const synthetic: ToolResultMessage = {
-        role: "toolResult",
-        toolCallId: call.id,
-        toolName: call.name,
-        content: [{ type: "text", text: MISSING_TOOL_RESULT_TEXT }],
-        isError: true,
-        timestamp: output[output.length - 1]?.timestamp ?? 0,
-      };
-      output.push(synthetic);
-    }
-    turn = undefined;
-  };
+  const pairing = new ToolPairing<Message, undefined>({
+    order: "arrival",
+    syntheticTimestamp: "previous",
+    emit: (message) => {
+      output.push(message);
+    },
+    answer: (result, outId) => ({
+      ...result,
+      toolCallId: outId,
+      content: transformUserContent(result.content, acceptsImages),
+    }),
+  });
 
   for (const message of messages) {
     switch (message.role) {
       case "user": {
-        closeTurn();
+        pairing.close();
         const content =
           typeof message.content === "string"
             ? message.content
             : transformUserContent(message.content, acceptsImages);
         const user: UserMessage = { ...message, content };
-        output.push(user);
+        pairing.message(user, undefined);
         break;
       }
       case "assistant": {
         if (isSkippedAssistant(message)) break;
-        closeTurn();
-        const calls: { original: string; call: ToolCall }[] = [];
         const content = transformAssistantContent(
           message,
           isFromModel(message, targetModel),
           assigner,
-          calls,
+          pairing,
         );
-        if (content.length > 0) output.push({ ...message, content });
-        if (calls.length > 0) {
-          const open: OpenTurn = { calls: [], byOriginalId: new Map() };
-          for (const { original, call } of calls) {
-            const pending: PendingCall = { id: call.id, name: call.name, answered: false };
-            open.calls.push(pending);
-            const sameId = open.byOriginalId.get(original);
-            if (sameId === undefined) open.byOriginalId.set(original, { calls: [pending], next: 0 });
-            else sameId.calls.push(pending);
-          }
-          turn = open;
-        }
+        if (content.length > 0) pairing.open({ ...message, content }, undefined);
+        else pairing.close();
         break;
       }
-      case "toolResult": {
-        const sameId = turn?.byOriginalId.get(message.toolCallId);
-        const call = sameId?.calls[sameId.next];
-        if (sameId === undefined || call === undefined) break;
-        sameId.next += 1;
-        call.answered = true;
-        output.push({
-          ...message,
-          toolCallId: call.id,
-          content: transformUserContent(message.content, acceptsImages),
-        });
+      case "toolResult":
+        pairing.result(message, undefined);
         break;
-      }
     }
   }
-  closeTurn();
+  pairing.close();
   return output;
 }

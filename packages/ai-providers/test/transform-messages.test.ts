@@ -1,12 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "../src/cost.js";
-import {
-  MISSING_TOOL_RESULT_TEXT,
-  normalizeToolCallId,
-  OMITTED_IMAGE_TEXT,
-  transformMessages,
-} from "../src/transform-messages.js";
+import { MISSING_TOOL_RESULT_TEXT } from "../src/tool-pairing.js";
+import { normalizeToolCallId, OMITTED_IMAGE_TEXT, transformMessages } from "../src/transform-messages.js";
 import type {
   AssistantMessage,
   ContentBlock,

@@ -1,4 +1,4 @@
-import { MISSING_TOOL_RESULT_TEXT, type ToolResultMessage } from "@arbor/ai-providers";
+import { ToolPairing } from "@arbor/ai-providers";
 import type { SessionMessage } from "./context-messages.js";
 
 /** A change {@link repairToolPairs} made to keep every tool call paired with exactly one result. */
@@ -44,17 +44,6 @@ export interface SourcedMessage {
   entryId: string;
 }
 
-/** A tool call of the open turn: its id as stored, its id in the output, and its result once seen. */
-interface PendingCall {
-  id: string;
-  outId: string;
-  name: string;
-  result: { message: ToolResultMessage; entryId: string } | undefined;
-}
-
-/** Calls of one turn above which results are matched through a map rather than a scan. */
-const SCAN_LIMIT = 16;
-
 /**
  * Hands out the output id of every tool call: its own id the first time it is seen, else `<id>_<n>` with
  * the smallest `n` (from 2) that no call of the context uses (providers reject a repeated id).
@@ -82,64 +71,6 @@ class ToolCallIds {
   }
 }
 
-/** The tool calls of the last assistant message, until all are answered or the next one arrives. */
-class OpenTurn {
-  readonly calls: PendingCall[] = [];
-  /** Calls still waiting for their result. */
-  unanswered = 0;
-  /** For turns with many calls: the unanswered calls by id, in order (a broken message may repeat one). */
-  private byId: Map<string, PendingCall[]> | undefined;
-  /** How many of the messages held while calls were open a later result was moved ahead of. */
-  overtaken = 0;
-  /** The assistant message as it goes out (a copy when a call got a new id). */
-  readonly message: Extract<SessionMessage, { role: "assistant" }>;
-  /** Calls that got a new id, for the repairs. */
-  readonly renamed: PendingCall[] = [];
-
-  constructor(
-    stored: Extract<SessionMessage, { role: "assistant" }>,
-    readonly entryId: string,
-    ids: ToolCallIds,
-  ) {
-    let content: typeof stored.content | undefined;
-    stored.content.forEach((block, index) => {
-      if (block.type !== "toolCall") return;
-      const outId = ids.unique(block.id);
-      const call: PendingCall = { id: block.id, outId, name: block.name, result: undefined };
-      this.calls.push(call);
-      if (outId !== block.id) {
-        content ??= [...stored.content];
-        content[index] = { ...block, id: outId };
-        this.renamed.push(call);
-      }
-    });
-    this.message = content === undefined ? stored : { ...stored, content };
-    this.unanswered = this.calls.length;
-    if (this.calls.length > SCAN_LIMIT) {
-      this.byId = new Map();
-      for (const call of this.calls) {
-        const same = this.byId.get(call.id);
-        if (same === undefined) this.byId.set(call.id, [call]);
-        else same.push(call);
-      }
-    }
-  }
-
-  /** Gives the first unanswered call with this id its result; false when there is none. */
-  answer(message: ToolResultMessage, entryId: string): boolean {
-    let call: PendingCall | undefined;
-    if (this.byId !== undefined) call = this.byId.get(message.toolCallId)?.shift();
-    else
-      call = this.calls.find(
-        (candidate) => candidate.result === undefined && candidate.id === message.toolCallId,
-      );
-    if (call === undefined) return false;
-    call.result = { message, entryId };
-    this.unanswered -= 1;
-    return true;
-  }
-}
-
 /** Every tool-call id the assistant messages of a context hold. */
 function storedToolCallIds(messages: readonly SessionMessage[]): Set<string> {
   const ids = new Set<string>();
@@ -148,6 +79,33 @@ function storedToolCallIds(messages: readonly SessionMessage[]): Set<string> {
     for (const block of message.content) if (block.type === "toolCall") ids.add(block.id);
   }
   return ids;
+}
+
+/**
+ * Declares the calls of an assistant message to the pairing, giving each its output id; returns the
+ * message as it goes out (a copy when a call got a new id) and records the renames.
+ */
+function declareCalls(
+  stored: Extract<SessionMessage, { role: "assistant" }>,
+  entryId: string,
+  ids: ToolCallIds,
+  pairing: ToolPairing<SessionMessage, string>,
+  repairs: ContextRepair[],
+): Extract<SessionMessage, { role: "assistant" }> {
+  let content: typeof stored.content | undefined;
+  const blocks = stored.content;
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index] as (typeof blocks)[number];
+    if (block.type !== "toolCall") continue;
+    const outId = ids.unique(block.id);
+    pairing.call(block.id, outId, block.name);
+    if (outId !== block.id) {
+      content ??= [...blocks];
+      content[index] = { ...block, id: outId };
+      repairs.push({ kind: "renamed_tool_call", entryId, toolCallId: block.id, newId: outId });
+    }
+  }
+  return content === undefined ? stored : { ...stored, content };
 }
 
 /**
@@ -161,83 +119,40 @@ export function repairToolPairsOf(
   const outMessages: SessionMessage[] = [];
   const outIds: string[] = [];
   const repairs: ContextRepair[] = [];
-  const held: { message: SessionMessage; entryId: string }[] = [];
   const ids = new ToolCallIds(storedToolCallIds(messages));
-  let turn: OpenTurn | undefined;
-
-  const close = (): void => {
-    if (turn === undefined) return;
-    for (const call of turn.calls) {
-      if (call.result !== undefined) {
-        const { message, entryId } = call.result;
-        outMessages.push(
-          message.toolCallId === call.outId ? message : { ...message, toolCallId: call.outId },
-        );
-        outIds.push(entryId);
-        continue;
-      }
-      const synthetic: ToolResultMessage = {
-        role: "toolResult",
-        toolCallId: call.outId,
-        toolName: call.name,
-        content: [{ type: "text", text: MISSING_TOOL_RESULT_TEXT }],
-        isError: true,
-        timestamp: turn.message.timestamp,
-      };
-      outMessages.push(synthetic);
-      outIds.push(turn.entryId);
-      repairs.push({
-        kind: "missing_tool_result",
-        entryId: turn.entryId,
-        toolCallId: call.id,
-        toolName: call.name,
-      });
-    }
-    for (const [index, item] of held.entries()) {
-      outMessages.push(item.message);
-      outIds.push(item.entryId);
-      if (index < turn.overtaken) repairs.push({ kind: "moved_message", entryId: item.entryId });
-    }
-    held.length = 0;
-    turn = undefined;
-  };
+  const pairing = new ToolPairing<SessionMessage, string>({
+    emit: (message, entryId) => {
+      outMessages.push(message);
+      outIds.push(entryId);
+    },
+    orphan: (result, entryId) => {
+      repairs.push({ kind: "orphan_tool_result", entryId, toolCallId: result.toolCallId });
+    },
+    missing: (call, entryId) => {
+      repairs.push({ kind: "missing_tool_result", entryId, toolCallId: call.id, toolName: call.name });
+    },
+    moved: (_message, entryId) => {
+      repairs.push({ kind: "moved_message", entryId });
+    },
+  });
 
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as SessionMessage;
     const entryId = entryIds[index] as string;
-    if (message.role === "toolResult") {
-      if (turn === undefined || !turn.answer(message, entryId)) {
-        repairs.push({ kind: "orphan_tool_result", entryId, toolCallId: message.toolCallId });
-        continue;
-      }
-      turn.overtaken = held.length;
-      if (turn.unanswered === 0) close();
-      continue;
-    }
-    if (message.role === "assistant") {
-      close();
-      const opened = new OpenTurn(message, entryId, ids);
-      outMessages.push(opened.message);
-      outIds.push(entryId);
-      for (const call of opened.renamed) {
-        repairs.push({ kind: "renamed_tool_call", entryId, toolCallId: call.id, newId: call.outId });
-      }
-      if (opened.unanswered > 0) turn = opened;
-      continue;
-    }
-    if (turn !== undefined) held.push({ message, entryId });
-    else {
-      outMessages.push(message);
-      outIds.push(entryId);
-    }
+    if (message.role === "toolResult") pairing.result(message, entryId);
+    else if (message.role === "assistant") {
+      pairing.close(); // first, so that the repairs of the closing turn come before this one's renames
+      pairing.open(declareCalls(message, entryId, ids, pairing, repairs), entryId);
+    } else pairing.message(message, entryId);
   }
-  close();
+  pairing.close();
   return { messages: outMessages, entryIds: outIds, repairs };
 }
 
 /**
  * Makes a context safe to send: every tool call of an assistant message is followed by exactly one
- * result before the next non-result message.
+ * result before the next non-result message. The pairing is `ToolPairing` of `@arbor/ai-providers` in
+ * call order (the rule `transformMessages` follows too); this adds the renames and the repair records.
  *
  * - Tool-call ids are unique in the output: a call that repeats an earlier call's id (a provider reused
  *   ids) goes out as `<id>_<n>`, its result with it (`renamed_tool_call`).
