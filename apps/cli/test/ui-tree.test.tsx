@@ -102,12 +102,14 @@ describe("/tree", () => {
     await waitUntil(
       () => terminal.output.includes("Ask anything"),
       () => "the editor",
+      15_000, // the first frame of 40 entries: slow on a loaded machine
     );
     terminal.write("/tree");
     terminal.write(KEYS.enter);
     await waitUntil(
       () => terminal.output.includes("Session tree"),
       () => `the tree picker; output:\n${terminal.output.slice(-2000)}`,
+      15_000,
     );
     const drawn = terminal.output.slice(terminal.output.lastIndexOf("Session tree"));
     // 39 rows fit (12 did before) and a row is as wide as the terminal (75 columns were before).
@@ -121,6 +123,7 @@ describe("/tree", () => {
     await waitUntil(
       () => terminal.output.slice(before).includes("Ask anything"),
       () => "the editor again",
+      15_000,
     );
     terminal.write("/quit");
     terminal.write(KEYS.enter);
