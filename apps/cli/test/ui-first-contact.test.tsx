@@ -141,6 +141,34 @@ describe("first contact: the interactive mode", () => {
     expect(frame).toMatch(/tool results \(1\) +\d/);
   });
 
+  test("/tools lists the tools with the active ones marked, and chooses the ones the model may call", async () => {
+    const tool = (name: string) =>
+      defineTool({
+        name,
+        description: `the ${name} tool`,
+        parameters: Type.Object({}),
+        execute: async () => ({ content: [{ type: "text", text: name }] }),
+      });
+    const runtime = await createTestRuntime({
+      tools: [tool("lookup"), tool("mcp__docs__search"), tool("mcp__docs__fetch")],
+    });
+    const app = renderApp(runtime);
+    await app.submit("/tools");
+    const listed = await app.waitForFrame("active):");
+    expect(listed).toMatch(/\* lookup/);
+    expect(listed).toMatch(/\* mcp__docs__search/);
+    await app.submit("/tools lookup");
+    await app.waitForFrame("active tools: lookup");
+    expect(runtime.session.state.activeToolNames).toEqual(["lookup"]);
+    await app.submit("/tools mcp__docs");
+    await app.waitForFrame("active tools: mcp__docs__search, mcp__docs__fetch");
+    expect(runtime.session.state.activeToolNames).toEqual(["mcp__docs__search", "mcp__docs__fetch"]);
+    await app.submit("/tools nosuch");
+    const refused = await app.waitForFrame("unknown tool nosuch");
+    expect(refused).toContain("/tools: unknown tool nosuch; the tools are lookup, mcp__docs__search");
+    expect(runtime.session.state.activeToolNames).toEqual(["mcp__docs__search", "mcp__docs__fetch"]);
+  });
+
   test("/export with an unknown format lists the formats and writes nothing", async () => {
     const runtime = await createTestRuntime();
     const app = renderApp(runtime);

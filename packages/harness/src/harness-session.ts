@@ -165,6 +165,11 @@ export class HarnessSession {
     return this.baseSystemPrompt;
   }
 
+  /** The names of every tool the session has, active or not ({@link setActiveTools} chooses among them). */
+  get toolNames(): readonly string[] {
+    return this.allTools.map((tool) => tool.name);
+  }
+
   /** The tools the next model call sends (the active ones, the recall tool included). */
   get activeTools(): readonly AgentTool[] {
     return this.agent.state.tools;

@@ -24,7 +24,7 @@ export {
   type SubmitKind,
 } from "./commands/controller.js";
 export { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
-export { compactCommand, modelCommand, thinkingCommand } from "./commands/model-commands.js";
+export { compactCommand, modelCommand, thinkingCommand, toolsCommand } from "./commands/model-commands.js";
 export {
   exportArguments,
   exportCommand,

@@ -1,9 +1,9 @@
 /**
- * The slash commands that change how the model runs: /model, /thinking, /compact.
+ * The slash commands that change how the model runs: /model, /thinking, /tools, /compact.
  */
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
 import { errorText, formatTokens } from "../format.js";
-import type { CommandHost, SlashCommandSpec } from "./command-types.js";
+import { type CommandHost, CommandUsageError, type SlashCommandSpec } from "./command-types.js";
 
 function referenceOf(model: Model): string {
   return `${model.provider}/${model.id}`;
@@ -113,5 +113,46 @@ export const compactCommand: SlashCommandSpec = {
       () => host.store.refresh(),
       (error: unknown) => host.store.notice("error", `cannot compact: ${errorText(error)}`),
     );
+  },
+};
+
+/**
+ * `/tools [names…]`: without names, the session's tools, the active ones marked; with names (built-in
+ * tools, `mcp__<server>__<tool>`, `mcp__<server>` for all of a server's, or `all`), the tools the model may
+ * call from the next model call on — the allow list of `--tools`.
+ */
+export const toolsCommand: SlashCommandSpec = {
+  name: "tools",
+  arguments: "[names…|all]",
+  description: "list the tools (active ones marked *), or choose the ones the model may call",
+  needsIdle: false,
+  async run(argumentText, host) {
+    const session = host.session();
+    const available = session.toolNames;
+    const words = argumentText.split(/[\s,]+/).filter((word) => word !== "");
+    if (words.length === 0) {
+      const active = new Set(session.state.activeToolNames);
+      const lines = available.map((name) => `  ${active.has(name) ? "*" : " "} ${name}`);
+      host.store.notice(
+        "info",
+        [`tools (${active.size} of ${available.length} active):`, ...lines].join("\n"),
+      );
+      return;
+    }
+    const chosen = words.includes("all")
+      ? [...available]
+      : available.filter((name) =>
+          words.some((word) => name === word || (word.startsWith("mcp__") && name.startsWith(`${word}__`))),
+        );
+    const unknown = words.filter(
+      (word) => word !== "all" && !available.some((name) => name === word || name.startsWith(`${word}__`)),
+    );
+    if (unknown.length > 0) {
+      throw new CommandUsageError(
+        `unknown tool${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}; the tools are ${available.join(", ")}`,
+      );
+    }
+    await session.setActiveTools(chosen);
+    host.store.notice("success", `active tools: ${chosen.length === 0 ? "(none)" : chosen.join(", ")}`);
   },
 };

@@ -7,7 +7,7 @@ import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "../format.js";
 import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
 import { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
-import { compactCommand, modelCommand, thinkingCommand } from "./model-commands.js";
+import { compactCommand, modelCommand, thinkingCommand, toolsCommand } from "./model-commands.js";
 import {
   exportCommand,
   forkCommand,
@@ -66,6 +66,7 @@ export const SLASH_COMMANDS: readonly SlashCommandSpec[] = [
   nameCommand,
   modelCommand,
   thinkingCommand,
+  toolsCommand,
   exportCommand,
   sessionCommand,
   contextCommand,
