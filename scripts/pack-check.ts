@@ -10,7 +10,8 @@
  *    `transpileModule`), and type-checks the blocks against the installed packages under
  *    `moduleResolution` `node16` and `bundler`, without `skipLibCheck`.
  * 4. `npm i -g --prefix <temp>` the CLI tarball, checks its runtime dependencies are exactly the packages the
- *    bundle imports, runs `arbor --version` and `arbor --provider scripted -p help`, and reports its size.
+ *    bundle imports, runs `arbor --version`, `arbor --provider scripted -p help` and `arbor demo` (which says
+ *    the demo comes with a clone), and reports its size.
  *
  * Usage: `tsx scripts/pack-check.ts` (after `turbo run build`). The PostgreSQL store's snippet needs
  * `DATABASE_URL` (`.ci/run` starts a server) and is skipped, saying so, without it. Exits 1 on any failure.
@@ -366,6 +367,16 @@ if (cli && cliTarball) {
     });
     if (help.status === 0 && help.stdout.trim() === "")
       fail("arbor --provider scripted -p help printed nothing");
+    // The web demo comes with a clone, not with the CLI: `arbor demo` says so (exit 1), without a stack trace.
+    const demo = spawnSync(arbor, ["demo", "--port", "0"], {
+      cwd: app,
+      env: cliEnv,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    if (demo.status !== 1 || !demo.stderr.includes("pnpm demo") || demo.stderr.includes("    at ")) {
+      fail(`arbor demo without the demo installed: exit ${demo.status ?? demo.signal}\n${demo.stderr}`);
+    }
     const modules = readdirSync(join(prefix, "lib", "node_modules", cli.name, "node_modules"), {
       recursive: true,
     })

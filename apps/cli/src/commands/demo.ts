@@ -26,9 +26,16 @@ function parseWhole(max: number): (value: string) => number {
   };
 }
 
-/** The demo's built page: `dist/web` of the installed `@arbor/demo` (this file may sit in a bundle). */
-function demoWebRoot(): string {
-  return join(dirname(createRequire(import.meta.url).resolve("@arbor/demo/package.json")), "dist", "web");
+/**
+ * The demo's built page: `dist/web` of the installed `@arbor/demo` (this file may sit in a bundle);
+ * undefined when the demo is not installed (it ships with a clone of the repository, not with the CLI).
+ */
+function demoWebRoot(): string | undefined {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve("@arbor/demo/package.json")), "dist", "web");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Adds `demo` to the program; `exit` receives the exit code when the demo stops (Ctrl-C). */
@@ -46,11 +53,19 @@ export function addDemoCommand(program: Command, io: CliIo, exit: (code: number)
     .exitOverride()
     .action(async (options: DemoCommandOptions, command: Command) => {
       const globals = command.optsWithGlobals() as RawCliOptions & DemoCommandOptions;
+      const webRoot = demoWebRoot();
+      if (webRoot === undefined) {
+        io.stderr.write(
+          "arbor demo: the web demo is not installed with this arbor; it comes with a clone of the repository: run `pnpm demo` there (see apps/demo/README.md)\n",
+        );
+        exit(1);
+        return;
+      }
       const { runDemo } = await import("@arbor/demo");
       exit(
         await runDemo(
           {
-            webRoot: demoWebRoot(),
+            webRoot,
             ...(options.port === undefined ? {} : { port: options.port }),
             ...(options.tour === true ? { tour: true } : {}),
             ...(options.pace === undefined ? {} : { pace: options.pace }),
@@ -60,6 +75,11 @@ export function addDemoCommand(program: Command, io: CliIo, exit: (code: number)
             ...(globals.apiKey === undefined ? {} : { apiKey: globals.apiKey }),
             ...(globals.store === undefined ? {} : { store: globals.store }),
             ...(globals.session === false ? { persistent: false } : {}),
+            ...(globals.extensions === false
+              ? { extensions: false as const }
+              : globals.extension === undefined
+                ? {}
+                : { extensions: globals.extension }),
           },
           { stdout: (text) => io.stdout.write(text), stderr: (text) => io.stderr.write(text) },
         ),
