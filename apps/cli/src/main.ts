@@ -133,7 +133,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
       const { runPrintMode } = await import("./modes/one-shot.js");
       return await runPrintMode(runtime, prompt, io);
     }
-    const { runInteractive } = await import("./ui/run-interactive.js");
+    const { runInteractive } = await loadInteractiveUi();
     return await runInteractive(runtime, {
       ...(words.length > 0 ? { initialPrompt: words.join(" ") } : {}),
       stdin: io.stdin as NodeJS.ReadStream,
@@ -239,5 +239,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       `arbor: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     return 1;
+  }
+}
+
+/**
+ * Loads the interactive UI with `CI` and `CONTINUOUS_INTEGRATION` hidden for the moment of the import: ink
+ * decides when it loads whether it runs in CI, and there renders only the last frame, so a terminal whose
+ * shell sets `CI` would show no editor. The variables are back before anything runs (the tools see them).
+ */
+async function loadInteractiveUi(): Promise<typeof import("./ui/run-interactive.js")> {
+  const names = ["CI", "CONTINUOUS_INTEGRATION"] as const;
+  const saved = names.map((name) => [name, process.env[name]] as const);
+  for (const name of names) delete process.env[name];
+  try {
+    return await import("./ui/run-interactive.js");
+  } finally {
+    for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
   }
 }

@@ -4,7 +4,7 @@
  */
 import { script } from "@arbor/ai-providers/testing";
 import { withoutRetriedFailures } from "@arbor/session-view";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test, vi } from "vitest";
 import { pickerSize } from "../src/ui/components/select-list.js";
 import { runInteractive } from "../src/ui/run-interactive.js";
 import {
@@ -17,6 +17,17 @@ import {
   type TestRuntime,
   waitUntil,
 } from "./ui-helpers.js";
+
+// ink decides when it loads whether it runs in CI (then it renders only the last frame, and the live picker
+// below could not be seen): it loads with CI hidden, as `arbor` itself loads the interactive UI.
+const hiddenCi = vi.hoisted(() => {
+  const value = process.env.CI;
+  delete process.env.CI;
+  return value;
+});
+beforeAll(() => {
+  if (hiddenCi !== undefined) process.env.CI = hiddenCi;
+});
 
 async function exchange(app: RenderedApp, prompt: string, answer: string): Promise<void> {
   await app.submit(prompt);
