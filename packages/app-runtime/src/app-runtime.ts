@@ -64,7 +64,8 @@ export interface AppRuntime {
   /** The MCP servers of `settings.json` (`status()` lists them); `undefined` when none is configured. */
   readonly mcp: McpManager | undefined;
   /**
-   * Starts a new session in the cwd and makes it current.
+   * Starts a new session in the cwd and makes it current; the store holds it from its first entry on (a
+   * session left without one leaves nothing behind).
    *
    * Contract: the previous session is closed (its pending writes flushed) first; when creating fails, the
    * previous session is reopened and stays current, and the error is rethrown.

@@ -192,7 +192,7 @@ class Runtime implements AppRuntime {
   }
 
   newSession(): Promise<HarnessSession> {
-    return this.replaceWith(() => this.harness.newSession({ cwd: this.cwd }));
+    return this.replaceWith(() => this.harness.newSession({ cwd: this.cwd, createOnFirstFlush: true }));
   }
 
   async openSession(reference: string): Promise<HarnessSession> {

@@ -146,13 +146,13 @@ export async function startSession(
   const { harness, store, cwd, stores } = context;
   switch (choice.kind) {
     case "new":
-      return harness.newSession({ cwd });
+      return harness.newSession({ cwd, createOnFirstFlush: true });
     case "continue": {
       // The newest session with a message (empty ones, started and quit without a prompt, are skipped).
       const newest = await newestWithMessages(store, cwd);
       if (newest === undefined) {
         context.notice(`No session to continue in ${cwd}; starting a new one.`);
-        return harness.newSession({ cwd });
+        return harness.newSession({ cwd, createOnFirstFlush: true });
       }
       return harness.openSession(newest.id);
     }

@@ -19,6 +19,12 @@ export interface NewSessionOptions {
   metadata?: Record<string, unknown>;
   /** A display name (a `session_info` entry). */
   name?: string;
+  /**
+   * Store the session with its first entry (its first prompt, usually) instead of at once, so that a session
+   * started and left without a prompt leaves nothing behind (default `false`; the CLI and the demo set it).
+   * A taken `id` is then found at that first write.
+   */
+  createOnFirstFlush?: boolean;
 }
 
 /**
@@ -51,6 +57,7 @@ export class AgentHarness {
     const create: CreateSessionOptions = { cwd: options.cwd ?? this.runtime.cwd, now: this.runtime.now };
     if (options.id !== undefined) create.id = options.id;
     if (options.metadata !== undefined) create.metadata = options.metadata;
+    if (options.createOnFirstFlush === true) create.createOnFirstFlush = true;
     const session = await Session.create(this.runtime.store, create);
     const harnessSession = await this.adopt(session, "new");
     if (options.name !== undefined) await harnessSession.setName(options.name);

@@ -18,6 +18,12 @@ export interface CreateSessionOptions extends SessionOptions {
   parentSession?: string;
   /** Application data stored in the header. */
   metadata?: Record<string, unknown>;
+  /**
+   * Write the header with the first {@link Session.flush} that has entries instead of at once (default
+   * `false`): a session started and left without an entry leaves nothing in the store. The id is then
+   * claimed at that flush, which rejects with the store's `SessionExistsError` when it is taken.
+   */
+  createOnFirstFlush?: boolean;
 }
 
 /** A message that may be appended: anything but the summaries, which are entries of their own. */

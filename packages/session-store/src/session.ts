@@ -55,6 +55,7 @@ export class Session {
   private readonly index: SessionIndex;
   private readonly pending: SessionEntry[] = [];
   private lastStoredEntryId: string | null = null;
+  private headerStored = true;
   private flushChain: Promise<void> = Promise.resolve();
   private readonly now: () => Date;
 
@@ -76,7 +77,9 @@ export class Session {
   /**
    * Creates a new, empty session in the store.
    *
-   * Contract: writes the header at once (`SessionExistsError` when the id is taken).
+   * Contract: writes the header at once (`SessionExistsError` when the id is taken), or with the first
+   * flush that has entries when `createOnFirstFlush` is set (that flush then rejects with
+   * `SessionExistsError` for a taken id, and nothing is stored before it).
    */
   static async create(store: SessionStore, options: CreateSessionOptions): Promise<Session> {
     const header: SessionHeader = {
@@ -88,8 +91,10 @@ export class Session {
     };
     if (options.parentSession !== undefined) header.parentSession = options.parentSession;
     if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
-    await store.createSession(header);
-    return new Session(store, header, { entries: [], warnings: [] }, options);
+    if (options.createOnFirstFlush !== true) await store.createSession(header);
+    const session = new Session(store, header, { entries: [], warnings: [] }, options);
+    session.headerStored = options.createOnFirstFlush !== true;
+    return session;
   }
 
   /**
@@ -139,6 +144,11 @@ export class Session {
   /** Problems found while reading (store warnings, damaged or invalid entries), in the order found. */
   get warnings(): readonly string[] {
     return this.index.warnings;
+  }
+
+  /** False until the store holds the session (a session created with `createOnFirstFlush` and not flushed yet). */
+  get isStored(): boolean {
+    return this.headerStored;
   }
 
   /** Number of appended entries not yet written by {@link flush}. */
@@ -374,6 +384,10 @@ export class Session {
     const batch = this.pending.slice();
     const last = batch.at(-1);
     if (last === undefined) return;
+    if (!this.headerStored) {
+      await this.store.createSession(this.header);
+      this.headerStored = true;
+    }
     await this.store.appendEntries(this.id, batch, { expectedLastEntryId: this.lastStoredEntryId });
     this.pending.splice(0, batch.length);
     this.lastStoredEntryId = last.id;
