@@ -5,6 +5,7 @@
  * the coding tools are all imported on demand).
  */
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
 
 const args = process.argv.slice(2);
 
@@ -31,6 +32,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   };
   process.stdout.write(`${version}\n`);
 } else {
+  // Node's `fetch` (which the provider SDKs use) parses HTTP with a WebAssembly module. V8 compiles it fast
+  // (Liftoff), then recompiles it optimized on a background thread, and a process that exits waits for that
+  // job: 200–500 ms after a one-line answer was printed. Liftoff's code parses a model's stream as fast as
+  // it arrives, so the optimizing tier is skipped (only WebAssembly compiled from here on is affected).
+  setFlagsFromString("--liftoff-only");
   process.stdout.on("error", ignoreClosedOutput);
   process.stderr.on("error", ignoreClosedOutput);
   const { main } = await import("./main.js");

@@ -1,0 +1,14 @@
+import { spawn } from "node:child_process";
+import { anthropicSse, completeAnthropicStream, startFakeAnthropicServer, startOpenAIWireServer, chatFrames, chatTextChunks, responsesFrames, ResponsesStream } from "@internal/conformance";
+const which = process.argv[2] ?? "anthropic";
+const extra = process.argv.slice(3);
+const A = "Hello! How can I help you today?";
+const anthropic = await startFakeAnthropicServer(Array.from({length:5}, () => ({ kind: "stream" as const, events: completeAnthropicStream([anthropicSse.textBlock(0, A)]) })));
+const openai = await startOpenAIWireServer(Array.from({length:5}, () => (r: any) => ({ kind: "sse" as const, frames: r.path.includes("/responses") ? responsesFrames(new ResponsesStream().created().message("m", A).completed().events) : chatFrames(chatTextChunks(A)) })));
+const url = which === "anthropic" ? anthropic.url : openai.url;
+const t0 = performance.now();
+const reqs: any[] = which === "anthropic" ? anthropic.requests : openai.requests;
+const p = reqs.push.bind(reqs); reqs.push = (...x: any[]) => { console.log("req", x[0].method, x[0].path, (performance.now()-t0).toFixed(0)); return p(...x); };
+const child = spawn(process.env.ARBOR_PROBE_NODE ?? process.execPath, [...extra, "/work/wt/h-start/apps/cli/dist/arbor.js", "-p", "hi", "--provider", which, "--base-url", url], { env: { PATH: process.env.PATH, HOME: "/tmp/probehome", ARBOR_HOME: "/tmp/probehome/a", ARBOR_LOCAL_SERVER_URL: "http://127.0.0.1:9/v1", NO_COLOR: "1", ANTHROPIC_API_KEY: "sk-x", OPENAI_API_KEY: "sk-x", ...(process.env.ARBOR_PROBE_ENV ? JSON.parse(process.env.ARBOR_PROBE_ENV) : {}) }, stdio: ["ignore", "pipe", "inherit"] });
+child.stdout.on("data", (d) => console.log("out", (performance.now()-t0).toFixed(0), JSON.stringify(String(d))));
+child.on("exit", (c) => console.log("exit-event", (performance.now()-t0).toFixed(0))); child.on("close", (c) => { console.log("exit", c, (performance.now()-t0).toFixed(0)); anthropic.close(); openai.close(); });
