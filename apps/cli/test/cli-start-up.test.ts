@@ -72,7 +72,8 @@ describe("arbor -p: what loads before the answer", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Hi there.\n");
-    const tools = (anthropic.requests[0]?.body.tools as { name: string }[]).map((tool) => tool.name);
+    expect(anthropic.requests).toHaveLength(1);
+    const tools = (anthropic.requests[0]!.body.tools as { name: string }[]).map((tool) => tool.name);
     expect(tools).toEqual(expect.arrayContaining(CODING_TOOLS));
     expect(modules.some((url) => url.includes("/@anthropic-ai/sdk/"))).toBe(true);
     expect(loadedOf(modules, ["/node_modules/openai/", ...NOT_BEFORE_THE_ANSWER])).toEqual([]);
@@ -96,7 +97,8 @@ describe("arbor -p: what loads before the answer", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Hi there.\n");
-    const tools = (openai.requests[0]?.body?.tools as { function?: { name: string }; name?: string }[]).map(
+    expect(openai.requests).toHaveLength(1);
+    const tools = (openai.requests[0]!.body!.tools as { function?: { name: string }; name?: string }[]).map(
       (tool) => tool.function?.name ?? tool.name,
     );
     expect(tools).toEqual(expect.arrayContaining(CODING_TOOLS));
