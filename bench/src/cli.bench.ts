@@ -14,6 +14,9 @@
  *
  * The processes are started with the asynchronous `spawn`: the wire servers live in this process's event
  * loop, which a `spawnSync` would block.
+ *
+ * `ARBOR_BENCH_COMPARE_CLI=<path to another build's arbor.js>` adds the print-mode rows for that build
+ * too, measured in the same rounds (e.g. a build of the main branch, for before/after figures).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +39,7 @@ import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
 
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/arbor.js", import.meta.url));
+const COMPARE_CLI = process.env.ARBOR_BENCH_COMPARE_CLI;
 const RUNS = 11;
 const ANSWER = "Hello! How can I help you today?";
 
@@ -112,13 +116,14 @@ const bench: Bench = {
     if (!existsSync(CLI)) return [`skipped: ${CLI} does not exist; run \`pnpm build\` first.`];
     const root = mkdtempSync(join(tmpdir(), "arbor-cli-bench-"));
     const rounds = RUNS + 1;
+    const repliesPerServer = rounds * (COMPARE_CLI === undefined ? 1 : 2);
     const anthropic = await startFakeAnthropicServer(
-      Array.from({ length: rounds }, () => ({
+      Array.from({ length: repliesPerServer }, () => ({
         kind: "stream" as const,
         events: completeAnthropicStream([anthropicSse.textBlock(0, ANSWER)]),
       })),
     );
-    const openai = await startOpenAIWireServer(Array.from({ length: rounds }, () => openAIAnswer));
+    const openai = await startOpenAIWireServer(Array.from({ length: repliesPerServer }, () => openAIAnswer));
     // No keys and no local server: the provider is always the one named.
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -127,33 +132,40 @@ const bench: Bench = {
       ARBOR_LOCAL_SERVER_URL: "http://127.0.0.1:9/v1",
       NO_COLOR: "1",
     };
+    const anthropicClock = clockOf(anthropic.requests);
+    const openaiClock = clockOf(openai.requests);
+    /** The print-mode rows of one build. */
+    const printRows = (cli: string, label: string): Command[] => [
+      {
+        name: `arbor -p hi --provider scripted${label}`,
+        args: [cli, "-p", "hi", "--provider", "scripted"],
+        goalMs: 300,
+      },
+      {
+        name: `arbor -p hi --provider anthropic --base-url <wire server>${label}`,
+        args: [cli, "-p", "hi", "--provider", "anthropic", "--base-url", anthropic.url],
+        env: { ANTHROPIC_API_KEY: "sk-ant-fake" },
+        server: anthropicClock,
+        goalMs: 300,
+      },
+      {
+        name: `arbor -p hi --provider openai --base-url <wire server>${label}`,
+        args: [cli, "-p", "hi", "--provider", "openai", "--base-url", openai.url],
+        env: { OPENAI_API_KEY: "sk-fake" },
+        server: openaiClock,
+        goalMs: 300,
+      },
+    ];
     const commands: Command[] = [
       { name: 'node -e "" (baseline)', args: ["-e", ""] },
       { name: "arbor --version", args: [CLI, "--version"], goalMs: 150 },
       { name: "arbor --help", args: [CLI, "--help"] },
+      ...printRows(CLI, ""),
       {
-        name: "arbor -p hi --provider scripted",
-        args: [CLI, "-p", "hi", "--provider", "scripted"],
-        goalMs: 300,
-      },
-      {
-        name: "  … with --no-session --no-tools",
+        name: "arbor -p hi --provider scripted --no-session --no-tools",
         args: [CLI, "-p", "hi", "--provider", "scripted", "--no-session", "--no-tools"],
       },
-      {
-        name: "arbor -p hi --provider anthropic --base-url <wire server>",
-        args: [CLI, "-p", "hi", "--provider", "anthropic", "--base-url", anthropic.url],
-        env: { ANTHROPIC_API_KEY: "sk-ant-fake" },
-        server: clockOf(anthropic.requests),
-        goalMs: 300,
-      },
-      {
-        name: "arbor -p hi --provider openai --base-url <wire server>",
-        args: [CLI, "-p", "hi", "--provider", "openai", "--base-url", openai.url],
-        env: { OPENAI_API_KEY: "sk-fake" },
-        server: clockOf(openai.requests),
-        goalMs: 300,
-      },
+      ...(COMPARE_CLI === undefined ? [] : printRows(COMPARE_CLI, " (compared build)")),
     ];
     try {
       const times = commands.map(() => [] as number[]);

@@ -33,10 +33,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`${version}\n`);
 } else {
   // Node's `fetch` (which the provider SDKs use) parses HTTP with a WebAssembly module. V8 compiles it fast
-  // (Liftoff), then recompiles it optimized on a background thread, and a process that exits waits for that
-  // job: 200–500 ms after a one-line answer was printed. Liftoff's code parses a model's stream as fast as
-  // it arrives, so the optimizing tier is skipped (only WebAssembly compiled from here on is affected).
-  setFlagsFromString("--liftoff-only");
+  // (Liftoff), then recompiles its busiest functions optimized on a background thread, and a process that
+  // exits waits for that job: 200–500 ms after a one-line answer was printed. A tiering budget ~500× V8's
+  // default keeps the fast code for a run's first requests; a long session still tiers up. Only
+  // WebAssembly instantiated from here on is affected.
+  setFlagsFromString("--wasm-tiering-budget=1000000000");
   process.stdout.on("error", ignoreClosedOutput);
   process.stderr.on("error", ignoreClosedOutput);
   const { main } = await import("./main.js");
