@@ -5,6 +5,7 @@
  * the coding tools are all imported on demand).
  */
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
 
 const args = process.argv.slice(2);
 
@@ -31,6 +32,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   };
   process.stdout.write(`${version}\n`);
 } else {
+  // Node's `fetch` (which the provider SDKs use) parses HTTP with a WebAssembly module. V8 compiles it fast
+  // (Liftoff), then recompiles its busiest functions optimized on a background thread, and a process that
+  // exits waits for that job: 250–350 ms after a one-line answer, more on a busy machine. A tiering budget
+  // ~500× V8's default keeps the fast code for a run's first requests; a long session still tiers up. Only
+  // WebAssembly instantiated from here on is affected.
+  setFlagsFromString("--wasm-tiering-budget=1000000000");
   process.stdout.on("error", ignoreClosedOutput);
   process.stderr.on("error", ignoreClosedOutput);
   const { main } = await import("./main.js");

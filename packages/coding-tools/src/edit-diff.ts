@@ -1,5 +1,6 @@
-import { FILE_HEADERS_ONLY, formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
+import type { StructuredPatchHunk } from "diff";
 import type { LocatedReplacement } from "./edit-matching.js";
+import { loadDiff } from "./lazy-libraries.js";
 
 /** The diff of an edit and what it changed. */
 export interface EditDiff {
@@ -21,12 +22,13 @@ const MAX_EDIT_LENGTH = 20_000;
  * touch, each cluster's lines (plus `context` lines around) are diffed, and the hunks are shifted to
  * their place in the file. An edit of a large file thus costs O(changed region), not O(file).
  */
-export function diffReplacements(
+export async function diffReplacements(
   name: string,
   text: string,
   replacements: readonly LocatedReplacement[],
   context: number,
-): EditDiff {
+): Promise<EditDiff> {
+  const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await loadDiff();
   const lines = new LineStarts(text);
   const sorted = [...replacements].sort((left, right) => left.start - right.start);
   const clusters: { firstLine: number; lastLine: number; members: LocatedReplacement[] }[] = [];

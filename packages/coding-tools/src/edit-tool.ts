@@ -116,7 +116,7 @@ export function createEditTool(
         } catch (error) {
           return errorResult(describeFileError(error, shown));
         }
-        const changes = diffReplacements(shown, text, outcome.replacements, context);
+        const changes = await diffReplacements(shown, text, outcome.replacements, context);
         const count = outcome.replacements.length;
         const changed =
           changes.linesAdded === undefined ? "" : `, +${changes.linesAdded} -${changes.linesRemoved} lines`;

@@ -1,7 +1,8 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
 import { type AgentTool, type Static, Type } from "@arbor/agent-core";
-import fg from "fast-glob";
+import type FastGlob from "fast-glob";
+import { loadFastGlob } from "./lazy-libraries.js";
 import { checkCwd, checkPositiveInteger, displayPath, resolveToolPath } from "./paths.js";
 import { listProjectFiles } from "./project-files.js";
 import { describeMissingPath } from "./similar-paths.js";
@@ -63,7 +64,8 @@ export function createFindTool(
     async execute(args, { signal }) {
       let searchRoot = resolveToolPath(root, args.path ?? ".");
       let pattern = args.pattern.trim();
-      if (isAbsolute(pattern)) ({ base: searchRoot, pattern } = splitAbsolutePattern(pattern));
+      if (isAbsolute(pattern))
+        ({ base: searchRoot, pattern } = splitAbsolutePattern(pattern, await loadFastGlob()));
       const shownRoot = displayPath(root, searchRoot);
       try {
         if (!(await stat(searchRoot)).isDirectory()) {
@@ -120,7 +122,7 @@ export function createFindTool(
 }
 
 /** `/a/b/**\/*.ts` → base `/a/b`, pattern `**\/*.ts`: the static directories lead, the glob follows. */
-function splitAbsolutePattern(absolute: string): { base: string; pattern: string } {
+function splitAbsolutePattern(absolute: string, fg: typeof FastGlob): { base: string; pattern: string } {
   const segments = absolute.split("/");
   let index = 0;
   while (index < segments.length - 1 && (segments[index] === "" || !fg.isDynamicPattern(segments[index]!))) {

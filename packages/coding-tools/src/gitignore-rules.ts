@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { loadIgnore } from "./lazy-libraries.js";
 import { toPosix } from "./paths.js";
 
 /** The rules of one ignore file and the directory its patterns are relative to. */
@@ -144,6 +145,7 @@ async function loadAncestorRules(root: string): Promise<RuleSet[]> {
 async function loadRuleSet(base: string, file: string): Promise<RuleSet | undefined> {
   try {
     const text = await readFile(file, "utf8");
+    const ignore = await loadIgnore();
     return { base, rules: ignore().add(text) };
   } catch {
     return undefined;

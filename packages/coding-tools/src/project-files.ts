@@ -1,7 +1,7 @@
 import { type Dirent, readdir, stat } from "node:fs";
 import { join } from "node:path";
-import fg from "fast-glob";
 import { GitignoreRules } from "./gitignore-rules.js";
+import { loadFastGlob } from "./lazy-libraries.js";
 
 /** What {@link listProjectFiles} lists. */
 export interface ProjectFileQuery {
@@ -75,6 +75,7 @@ export async function listProjectFiles(query: ProjectFileQuery): Promise<Project
   const maxResults = query.maxResults ?? 100_000;
   const files: string[] = [];
   let capped = false;
+  const fg = await loadFastGlob();
   const stream = fg.stream(
     query.patterns.map((pattern) => normalizePattern(pattern)),
     {

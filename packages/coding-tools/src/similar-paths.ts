@@ -1,6 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import fg from "fast-glob";
+import { loadFastGlob } from "./lazy-libraries.js";
 import { displayPath } from "./paths.js";
 import { listProjectFiles } from "./project-files.js";
 
@@ -63,6 +63,7 @@ async function closeNames(directory: string, name: string): Promise<string[]> {
 
 async function sameNameElsewhere(cwd: string, name: string, missing: string): Promise<string[]> {
   if (!(await isDirectory(cwd))) return [];
+  const fg = await loadFastGlob();
   const { files } = await listProjectFiles({
     root: cwd,
     patterns: [`**/${fg.escapePath(name)}`],

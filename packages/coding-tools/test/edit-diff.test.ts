@@ -15,7 +15,7 @@ function random(seed: number): () => number {
 }
 
 describe("diffReplacements", () => {
-  it("produces a patch that turns the old text into the new one, for random edits of repetitive files", () => {
+  it("produces a patch that turns the old text into the new one, for random edits of repetitive files", async () => {
     let checked = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const next = random(seed);
@@ -37,7 +37,7 @@ describe("diffReplacements", () => {
       const outcome = applyReplacements(text, replacements, "f.txt");
       if (!outcome.ok) throw new Error(outcome.message);
       const context = Math.floor(next() * 4);
-      const result = diffReplacements("f.txt", text, outcome.replacements, context);
+      const result = await diffReplacements("f.txt", text, outcome.replacements, context);
       expect(applyPatch(text, result.diff), `seed ${seed}`).toBe(outcome.text);
       checked++;
       const firstDifferent = firstDifferingLine(text, outcome.text);

@@ -1,5 +1,6 @@
-import Anthropic, { APIError } from "@anthropic-ai/sdk";
-import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import { APIError } from "@anthropic-ai/sdk";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import { Messages, type RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AssistantStream,
   abortMessage,
@@ -64,6 +65,15 @@ async function applyPayloadHooks(
 }
 
 /**
+ * The SDK's client with the Messages API only. The SDK's `Anthropic` class also builds every other
+ * resource (beta, organization, files, …): some 0.8 MB of code that a bundle (the `arbor` CLI) would parse
+ * on every start for nothing.
+ */
+class MessagesClient extends BaseAnthropic {
+  messages: Messages = new Messages(this);
+}
+
+/**
  * Creates the Anthropic provider: the Messages API through `@anthropic-ai/sdk`, streamed
  * (`messages.create({ stream: true })`, raw events, no SDK-side accumulation), with the Claude catalog
  * as its models.
@@ -95,14 +105,14 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
     ),
     ...extra,
   ];
-  const clients = new Map<string, Anthropic>();
+  const clients = new Map<string, MessagesClient>();
 
-  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): Anthropic => {
+  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): MessagesClient => {
     const key = `${baseURL ?? ""}\n${idleMs}\n${apiKey}`;
     let client = clients.get(key);
     if (client === undefined) {
       const base: typeof fetch = settings.fetch ?? ((input, init) => globalThis.fetch(input, init));
-      client = new Anthropic({
+      client = new MessagesClient({
         apiKey,
         maxRetries: 0,
         ...(baseURL !== undefined ? { baseURL } : {}),
