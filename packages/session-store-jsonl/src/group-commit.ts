@@ -34,13 +34,14 @@ export class GroupCommit {
   private idleWaiters: (() => void)[] = [];
 
   /**
-   * @param beforeSync Called just before each sync starts, to make the writes held back for it.
-   *   Contract: when it throws, the sync is not made and every caller waiting for it is rejected with
+   * @param beforeSync Called just before each sync starts, to make the writes held back for it;
+   *   `later` is true when the sync starts after another one completed (not in the turn of the event
+   *   loop its callers wrote in). Contract: when it throws, the sync is not made and every caller waiting for it is rejected with
    *   that error.
    */
   constructor(
     private readonly fd: number,
-    private readonly beforeSync: () => void = () => {},
+    private readonly beforeSync: (later: boolean) => void = () => {},
   ) {}
 
   /**
@@ -52,7 +53,7 @@ export class GroupCommit {
   sync(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve, reject });
-      if (this.waiting.length >= EARLY_GROUP && this.syncing < MAX_SYNCS) this.start();
+      if (this.waiting.length >= EARLY_GROUP && this.syncing < MAX_SYNCS) this.start(false);
       else if (this.syncing === 0 && !this.scheduled) {
         this.scheduled = true;
         queueMicrotask(() => this.startAfterBurst());
@@ -72,20 +73,20 @@ export class GroupCommit {
    */
   close(): void {
     this.closed = true;
-    if (this.syncing === 0 && this.waiting.length > 0) this.start();
+    if (this.syncing === 0 && this.waiting.length > 0) this.start(false);
   }
 
   private startAfterBurst(): void {
     this.scheduled = false;
-    if (this.syncing === 0 && this.waiting.length > 0) this.start();
+    if (this.syncing === 0 && this.waiting.length > 0) this.start(false);
   }
 
-  private start(): void {
+  private start(later: boolean): void {
     const group = this.waiting;
     this.waiting = [];
     try {
       if (this.closed) throw new Error("the session file was closed before its sync");
-      this.beforeSync();
+      this.beforeSync(later);
     } catch (error) {
       settle(group, error as Error);
       this.resolveIdle();
@@ -106,7 +107,7 @@ export class GroupCommit {
     fdatasync(this.fd, (error) => {
       this.syncing--;
       // Callers that wrote while this sync ran: their sync starts now, before this group's callers resume.
-      if (this.waiting.length > 0) this.start();
+      if (this.waiting.length > 0) this.start(true);
       else this.resolveIdle();
       settle(group, error ?? undefined);
     });

@@ -319,7 +319,7 @@ export class SessionFile {
 
   private open(fd: number): void {
     this.fd = fd;
-    this.commit = new GroupCommit(fd, () => this.writeBeforeSync());
+    this.commit = new GroupCommit(fd, (later) => this.writeBeforeSync(later));
     this.knownSize = -1;
   }
 
@@ -355,13 +355,15 @@ export class SessionFile {
   }
 
   /**
-   * The group commit's hook: writes the batches held back for the sync. When the file grew
-   * meanwhile (another program appended without the lock), they are still written, after those lines,
-   * and the totals are read again from the file before the next append.
+   * The group commit's hook: writes the batches held back for the sync. When they waited for another
+   * sync to complete, the file is checked first: if it grew meanwhile (another program appended
+   * without the lock), they are still written, after those lines, and the totals are read again from
+   * the file before the next append. (Batches written in the turn they were appended in were checked
+   * by {@link prepareAppend}.)
    */
-  private writeBeforeSync(): void {
+  private writeBeforeSync(later: boolean): void {
     if (this.out.length === 0) return;
-    const size = fstatSync(this.fd!).size;
+    const size = later ? fstatSync(this.fd!).size : this.writtenSize;
     if (size === this.writtenSize) {
       this.writeHeldBack();
       return;

@@ -1,16 +1,25 @@
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { EARLY_GROUP, GroupCommit } from "../src/group-commit.js";
 import { chain, header, openStore, temporaryHome } from "./helpers.js";
 
 /** Syncs and session-file writes made through node:fs; `failWrites` makes the next big writes fail. */
-const calls = vi.hoisted(() => ({ syncs: 0, inPlace: 0, batchWrites: 0, failWrites: 0 }));
+const calls = vi.hoisted(() => ({
+  syncs: 0,
+  inPlace: 0,
+  batchWrites: 0,
+  failWrites: 0,
+  duringSync: undefined as (() => void) | undefined,
+}));
 
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   const fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     calls.syncs += 1;
+    const during = calls.duringSync;
+    calls.duringSync = undefined;
+    during?.();
     actual.fdatasync(fd, callback);
   }) as typeof actual.fdatasync;
   const fdatasyncSync = ((fd: number) => {
@@ -128,6 +137,26 @@ describe("group commit", () => {
     expect(read.entries.map((entry) => entry.id)).toEqual(["a1", "a2", "a3", "b1", "b2"]);
     expect(read.warnings).toEqual([]);
     expect((await reopened.listSessions()).sessions[0]).toMatchObject({ messageCount: 5 });
+  });
+
+  it("writes batches held back past a sync after lines another program appended meanwhile", async () => {
+    const home = temporaryHome();
+    const store = openStore({ home });
+    await store.createSession(header("s1"));
+    await store.appendEntries("s1", chain("a", 3));
+    const path = store.pathOf("s1")!;
+    // A program that takes no lock appends a complete line while the first group's sync runs.
+    const foreign = { ...chain("p", 1, "a3")[0]! };
+    calls.duringSync = () => appendFileSync(path, `${JSON.stringify(foreign)}\n`);
+    const batches = Array.from({ length: EARLY_GROUP + 1 }, (_, index) => chain(`x${index}-`, 2, "p1"));
+    await Promise.all(batches.map((batch) => store.appendEntries("s1", batch)));
+    const last = `x${EARLY_GROUP}-2`;
+    await store.appendEntries("s1", chain("b", 1, last), { expectedLastEntryId: last });
+    await store.close();
+    const read = await openStore({ home }).readSession("s1");
+    expect(read.warnings).toEqual([]);
+    expect(read.entries.length).toBe(3 + 1 + (EARLY_GROUP + 1) * 2 + 1);
+    expect(read.entries.map((entry) => entry.id)).toContain("p1");
   });
 
   it("does not sync with durability 'flush'", async () => {
