@@ -10,9 +10,12 @@
  * its tree skips every `type: "session"` line after the header.
  */
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
+import type { AppendBuffer } from "./append-buffer.js";
 
 /** The byte that marks a line as part of a batch whose trailer follows. */
 export const BATCH_LINE_MARK = 0x09;
+
+const NEWLINE = 0x0a;
 
 /** The first bytes of every trailer line. */
 export const TRAILER_PREFIX = '{"type":"session","arbor":"batch"';
@@ -64,32 +67,29 @@ export function encodeEntry(entry: SessionEntry): string {
   return JSON.stringify({ type, id, parentId, timestamp, ...rest });
 }
 
-const TREE_KEYS = ["type", "id", "parentId", "timestamp"] as const;
-
 /**
  * True when the entry's keys already start with type, id, parentId (then timestamp, if it has one).
- * Looks at the first four keys only (no array of keys is built: this runs for every entry appended).
+ * `Object.keys` lists own enumerable keys in the order `JSON.stringify` writes them (and is cheaper
+ * than a `for…in` walk: this runs for every entry appended).
  */
 function hasTreeKeysFirst(entry: SessionEntry): boolean {
-  let position = 0;
-  for (const key in entry) {
-    if (!Object.hasOwn(entry, key)) continue;
-    if (key !== TREE_KEYS[position]) return position === 3 && !Object.hasOwn(entry, "timestamp");
-    if (++position === TREE_KEYS.length) return true;
-  }
-  return position >= 3;
+  const keys = Object.keys(entry);
+  return (
+    keys[0] === "type" &&
+    keys[1] === "id" &&
+    keys[2] === "parentId" &&
+    (keys[3] === "timestamp" || !Object.hasOwn(entry, "timestamp"))
+  );
 }
 
 /** The trailer line for the totals after a batch (no newline). */
 export function encodeTrailer(tally: SessionTally): string {
-  const trailer: Record<string, unknown> = {
-    lastEntryId: tally.lastEntryId,
-    updatedAt: tally.updatedAt,
-    entries: tally.entryCount,
-    messages: tally.messageCount,
-  };
-  if (tally.name !== undefined) trailer.name = tally.name;
-  return `${TRAILER_PREFIX},${JSON.stringify(trailer).slice(1)}`;
+  // Written by hand (the same text as stringifying the object): it is made for every batch.
+  let text = `${TRAILER_PREFIX},"lastEntryId":${JSON.stringify(tally.lastEntryId)}`;
+  if (tally.updatedAt !== undefined) text += `,"updatedAt":${JSON.stringify(tally.updatedAt)}`;
+  text += `,"entries":${tally.entryCount},"messages":${tally.messageCount}`;
+  if (tally.name !== undefined) text += `,"name":${JSON.stringify(tally.name)}`;
+  return `${text}}`;
 }
 
 /** Reads a trailer line's totals; undefined when the text is not a trailer. */
@@ -118,21 +118,37 @@ export function tallyOfTrailer(value: unknown): SessionTally | undefined {
   };
 }
 
-/** A batch ready to be written: its text, its size in bytes, and the totals once it is stored. */
+/** A batch encoded into an {@link AppendBuffer}: its size in bytes and the totals once it is stored. */
 export interface EncodedBatch {
-  text: string;
   byteLength: number;
   tally: SessionTally;
 }
 
-/** Encodes entries as one batch (entry lines marked with a tab, then the trailer) after `before`. */
-export function encodeBatch(entries: readonly SessionEntry[], before: SessionTally): EncodedBatch {
+/**
+ * Encodes entries as one batch (entry lines marked with a tab, then the trailer) after `before`, at
+ * the end of `out`. Each entry's JSON is encoded into `out` as soon as it is serialized.
+ *
+ * Contract: throws (leaving `out` as it was) when an entry is not JSON data.
+ */
+export function encodeBatch(
+  out: AppendBuffer,
+  entries: readonly SessionEntry[],
+  before: SessionTally,
+): EncodedBatch {
+  const start = out.length;
   const tally = { ...before };
-  let text = "";
-  for (const entry of entries) {
-    text += `${encodeEntry(entry)}\t\n`;
-    countEntry(tally, entry.type, entry.id, entry.timestamp, (entry as { name?: unknown }).name);
+  try {
+    for (const entry of entries) {
+      const json = encodeEntry(entry);
+      if (typeof json !== "string") throw new TypeError(`entry "${entry.id}" serializes to nothing`);
+      out.text(json);
+      out.pair(BATCH_LINE_MARK, NEWLINE);
+      countEntry(tally, entry.type, entry.id, entry.timestamp, (entry as { name?: unknown }).name);
+    }
+    out.text(`${encodeTrailer(tally)}\n`);
+  } catch (error) {
+    out.truncate(start);
+    throw error;
   }
-  text += `${encodeTrailer(tally)}\n`;
-  return { text, byteLength: Buffer.byteLength(text, "utf8"), tally };
+  return { byteLength: out.length - start, tally };
 }

@@ -6,19 +6,10 @@ import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, wr
 import { readAt } from "./file-reads.js";
 import { openRegularFile } from "./regular-file.js";
 
-/** Writes all of `bytes` (looping over short writes). */
-export function writeAll(fd: number, bytes: Buffer): void {
+/** Writes the first `length` bytes of `bytes` (all of them by default), looping over short writes. */
+export function writeAll(fd: number, bytes: Buffer, length = bytes.length): void {
   let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}
-
-/**
- * Writes a string of `byteLength` UTF-8 bytes, encoding it straight into the write (no Buffer is
- * allocated unless the write comes back short).
- */
-export function writeText(fd: number, text: string, byteLength: number): void {
-  const written = writeSync(fd, text, null, "utf8");
-  if (written < byteLength) writeAll(fd, Buffer.from(text, "utf8").subarray(written));
+  while (written < length) written += writeSync(fd, bytes, written, length - written);
 }
 
 /** Makes a directory's entries (a created or renamed file) durable; a no-op where unsupported. */

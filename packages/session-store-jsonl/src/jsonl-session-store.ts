@@ -19,7 +19,7 @@ import {
   type StoredSession,
 } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
-import { type EncodedBatch, encodeBatch, encodeHeader } from "./batch-format.js";
+import { type EncodedBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 import { InvalidStoreArgumentError, SessionReadOnlyError } from "./errors.js";
 import { createExclusively } from "./exclusive-create.js";
@@ -229,7 +229,7 @@ export class JsonlSessionStore implements SessionStore {
       throw new SessionConflictError(sessionId, expected, last);
     let batch: EncodedBatch;
     try {
-      batch = encodeBatch(entries, file.tally);
+      batch = file.encode(entries);
     } catch (error) {
       throw new InvalidStoreArgumentError(
         `appendEntries: a batch for "${sessionId}" is not JSON data: ${(error as Error).message}`,
@@ -401,12 +401,14 @@ export class JsonlSessionStore implements SessionStore {
 }
 
 function validateEntries(sessionId: string, entries: readonly SessionEntry[]): void {
-  for (const [index, entry] of entries.entries()) {
-    const { type, id, parentId } = (entry ?? {}) as { type: unknown; id: unknown; parentId: unknown };
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as { type?: unknown; id?: unknown; parentId?: unknown } | undefined;
     if (
-      typeof type !== "string" ||
-      typeof id !== "string" ||
-      (parentId !== null && typeof parentId !== "string")
+      typeof entry !== "object" ||
+      entry === null ||
+      typeof entry.type !== "string" ||
+      typeof entry.id !== "string" ||
+      (entry.parentId !== null && typeof entry.parentId !== "string")
     ) {
       throw new InvalidStoreArgumentError(
         `appendEntries: entry ${index} of the batch for "${sessionId}" lacks a string "type" and "id" or a ` +

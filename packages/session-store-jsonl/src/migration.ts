@@ -17,6 +17,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import { migrateSessionLines } from "@arbor/session-store/backend";
+import { AppendBuffer } from "./append-buffer.js";
 import { emptyTally, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
 
@@ -49,10 +50,12 @@ export function migrateSessionBytes(buffer: Buffer): MigratedSession {
   const header: SessionHeader = migration.header;
   const entries: SessionEntry[] = migration.entries;
   const head = Buffer.from(encodeHeader(header), "utf8");
-  const bytes =
-    entries.length === 0
-      ? head
-      : Buffer.concat([head, Buffer.from(encodeBatch(entries, emptyTally()).text, "utf8")]);
+  let bytes = head;
+  if (entries.length > 0) {
+    const out = new AppendBuffer();
+    encodeBatch(out, entries, emptyTally());
+    bytes = Buffer.concat([head, out.bytes.subarray(0, out.length)]);
+  }
   return { bytes, fromVersion: migration.fromVersion, warnings: [...warnings, ...migration.warnings] };
 }
 

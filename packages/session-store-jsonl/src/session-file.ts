@@ -15,10 +15,11 @@ import {
   unlinkSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
-import { SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
+import { type SessionEntry, SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
-import { type EncodedBatch, emptyTally, type SessionTally } from "./batch-format.js";
-import { moveTornTail, syncDirectory, tornSidecarPath, writeAll, writeText } from "./durability.js";
+import { AppendBuffer } from "./append-buffer.js";
+import { type EncodedBatch, emptyTally, encodeBatch, type SessionTally } from "./batch-format.js";
+import { moveTornTail, syncDirectory, tornSidecarPath, writeAll } from "./durability.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrateSessionBytes, replaceWithBackup } from "./migration.js";
 import { openRegularFile } from "./regular-file.js";
@@ -46,10 +47,24 @@ export class SessionFile {
   /** Read-write append descriptor, open while writing. */
   private fd: number | undefined;
   private commit: GroupCommit | undefined;
-  /** Bytes known to be committed (the file's size after our last write or check); -1 when unknown. */
+  /**
+   * Bytes known to be committed (the file's size after our last write or check, plus the batches held
+   * back in {@link out}); -1 when unknown.
+   */
   private knownSize = -1;
   /** Totals at `knownSize`. */
   private knownTally: SessionTally = emptyTally();
+  /** The file's size once its batches before those held back were written. */
+  private writtenSize = -1;
+  /** Totals at `writtenSize`. */
+  private writtenTally: SessionTally = emptyTally();
+  /**
+   * Encoded batches not yet written: durable appends are held back here and written in one piece just
+   * before the sync that covers them starts.
+   */
+  private readonly out = new AppendBuffer();
+  /** The error of the last failed write (it does not make the file's state unknown). */
+  private writeError: unknown;
   /** Set when a sync failed: what is on disk is unknown until the store is closed. */
   private failure: Error | undefined;
 
@@ -113,8 +128,7 @@ export class SessionFile {
     }
     if (this.context.durable) syncDirectory(dirname(this.path));
     this.open(fd);
-    this.knownSize = line.length;
-    this.knownTally = emptyTally();
+    this.settle(line.length, emptyTally());
     return true;
   }
 
@@ -128,6 +142,8 @@ export class SessionFile {
   prepareAppend(): void {
     this.lock();
     if (this.failure !== undefined) throw this.failure;
+    // Batches held back for the next sync: this one joins them (the file is checked when they are written).
+    if (this.out.length > 0) return;
     let stat = this.fd === undefined ? undefined : fstatSync(this.fd);
     if (stat !== undefined && !this.isStillThePath(stat)) {
       // Replaced underneath (an editor saving a copy, another tool rewriting it): append to the new file.
@@ -147,42 +163,43 @@ export class SessionFile {
   }
 
   /**
-   * Writes a batch with one write (after {@link prepareAppend}) and, when durable, waits for the sync
-   * that covers it. A failed write is cut back off the file.
+   * Encodes a batch after the committed totals (after {@link prepareAppend}), ready for
+   * {@link append}. Throws, keeping nothing of it, when an entry is not JSON data.
+   */
+  encode(entries: readonly SessionEntry[]): EncodedBatch {
+    return encodeBatch(this.out, entries, this.knownTally);
+  }
+
+  /**
+   * Commits the batch just encoded: writes it and, when durable, waits for the sync that covers it.
+   * When durable, the batch is held back and written (with every batch held back with it, in one
+   * write) just before the sync that covers it starts. A failed write is cut back off the file.
    */
   async append(batch: EncodedBatch): Promise<void> {
-    const fd = this.fd!;
-    try {
-      writeText(fd, batch.text, batch.byteLength);
-    } catch (error) {
-      try {
-        ftruncateSync(fd, this.knownSize);
-      } catch {
-        this.failure = error as Error;
-      }
-      throw error;
-    }
     this.knownSize += batch.byteLength;
     this.knownTally = batch.tally;
-    if (!this.context.durable) return;
+    if (!this.context.durable) {
+      this.writeHeldBack();
+      return;
+    }
     try {
       await this.commit!.sync();
     } catch (error) {
-      this.failure = error as Error;
+      if (error !== this.writeError) this.failure = error as Error;
       throw error;
     }
   }
 
   /** Records the totals of a full read made under the lock, when the file has not changed since. */
   remember(committedEnd: number, tally: SessionTally): void {
-    if (this.fd !== undefined && fstatSync(this.fd).size === committedEnd) {
-      this.knownSize = committedEnd;
-      this.knownTally = tally;
+    if (this.fd !== undefined && this.out.length === 0 && fstatSync(this.fd).size === committedEnd) {
+      this.settle(committedEnd, tally);
     }
   }
 
   /** The committed totals, read from the tail without the lock (or known, when nothing changed). */
   peekTally(): SessionTally {
+    if (this.out.length > 0) return this.knownTally;
     if (this.fd !== undefined && this.knownSize === fstatSync(this.fd).size) return this.knownTally;
     let fd: number;
     try {
@@ -292,6 +309,8 @@ export class SessionFile {
   }
 
   private closeDescriptor(): void {
+    this.commit?.close();
+    this.out.clear();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.commit = undefined;
@@ -300,8 +319,61 @@ export class SessionFile {
 
   private open(fd: number): void {
     this.fd = fd;
-    this.commit = new GroupCommit(fd);
+    this.commit = new GroupCommit(fd, (later) => this.writeBeforeSync(later));
     this.knownSize = -1;
+  }
+
+  /** The file's state after a write or a check: nothing held back, `size` bytes with `tally`. */
+  private settle(size: number, tally: SessionTally): void {
+    this.knownSize = this.writtenSize = size;
+    this.knownTally = this.writtenTally = tally;
+  }
+
+  /**
+   * Writes the batches held back, in one write. On failure what was written of them is cut back off
+   * the file and they are forgotten (their callers are rejected).
+   */
+  private writeHeldBack(): void {
+    const out = this.out;
+    if (out.length === 0) return;
+    try {
+      writeAll(this.fd!, out.bytes, out.length);
+    } catch (error) {
+      try {
+        ftruncateSync(this.fd!, this.writtenSize);
+      } catch {
+        this.failure = error as Error;
+      }
+      out.clear();
+      this.knownSize = this.writtenSize;
+      this.knownTally = this.writtenTally;
+      this.writeError = error;
+      throw error;
+    }
+    out.clear();
+    this.settle(this.knownSize, this.knownTally);
+  }
+
+  /**
+   * The group commit's hook: writes the batches held back for the sync. When they waited for another
+   * sync to complete, the file is checked first: if it grew meanwhile (another program appended
+   * without the lock), they are still written, after those lines, and the totals are read again from
+   * the file before the next append. (Batches written in the turn they were appended in were checked
+   * by {@link prepareAppend}.)
+   */
+  private writeBeforeSync(later: boolean): void {
+    if (this.out.length === 0) return;
+    const size = later ? fstatSync(this.fd!).size : this.writtenSize;
+    if (size === this.writtenSize) {
+      this.writeHeldBack();
+      return;
+    }
+    this.writtenSize = size;
+    try {
+      this.writeHeldBack();
+    } finally {
+      this.knownSize = -1;
+    }
   }
 
   private gone(): SessionNotFoundError {
@@ -333,7 +405,6 @@ export class SessionFile {
           `${basename(tornSidecarPath(this.path))} and the file truncated to ${summary.committedEnd} bytes`,
       );
     }
-    this.knownSize = summary.committedEnd;
-    this.knownTally = summary.tally;
+    this.settle(summary.committedEnd, summary.tally);
   }
 }
