@@ -17,6 +17,7 @@
 import { spawnSync } from "node:child_process";
 import {
   closeSync,
+  copyFileSync,
   fdatasync,
   fdatasyncSync,
   mkdirSync,
@@ -37,7 +38,7 @@ import { validateSessionEntry } from "@arbor/session-store/backend";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
-import { loadPi, PI_VERSION } from "./pi-agent.js";
+import { loadPi, PI_VERSION, type PiSessionManager } from "./pi-agent.js";
 
 /** `ARBOR_BENCH_PARTS=open,append,list` and `ARBOR_BENCH_CASES=realistic-60k,…` keep a run small. */
 const parts = process.env.ARBOR_BENCH_PARTS?.split(",");
@@ -352,8 +353,61 @@ async function openBench(home: string, lines: string[]): Promise<void> {
     }
     if (id === "linear-60k") await validationBench(path, lines);
     await reader.close();
+    await appendRebuildBench(store, id, path, home, lines, pi);
   }
   await store.close();
+}
+
+/**
+ * One more entry on an open session, then its context again — what an agent does after every message:
+ * Arbor's `appendMessage` + `flush` + `buildContext()` against pi's `appendMessage` (which writes the line
+ * at once) + `buildSessionContext()`, each on its own copy of the file. The entries appended continue the
+ * user / assistant-with-toolCall / toolResult pattern, so a call made in one round is answered in the next.
+ */
+async function appendRebuildBench(
+  store: JsonlSessionStore,
+  id: string,
+  path: string,
+  home: string,
+  lines: string[],
+  pi: Awaited<ReturnType<typeof loadPi>>,
+): Promise<void> {
+  const piPath = join(home, `pi-append-${id}.jsonl`);
+  copyFileSync(path, piPath);
+  const session = await Session.open(store, id);
+  session.buildContext();
+  // pi's SessionManager.appendMessage (not in the bench's PiSessionManager view of it).
+  const piSession =
+    "skipped" in pi
+      ? undefined
+      : (pi.SessionManager.open(piPath, join(home, "pi")) as PiSessionManager & {
+          appendMessage(message: unknown): string;
+        });
+  piSession?.buildSessionContext();
+  const message = (n: number) =>
+    (tripleRecord(n, "x", null) as { message: Parameters<Session["appendMessage"]>[0] }).message;
+  let arborNext = 3_000_000;
+  let piNext = 3_000_000;
+  const fns: (() => unknown)[] = [
+    async () => {
+      session.appendMessage(message(arborNext++));
+      await session.flush();
+      return session.buildContext();
+    },
+  ];
+  if (piSession !== undefined)
+    fns.push(() => {
+      piSession.appendMessage(message(piNext++));
+      return piSession.buildSessionContext();
+    });
+  const [arbor, piTime] = await interleaved(fns, 21, 3);
+  lines.push(row("append one entry + flush + buildContext (open Session)", arbor as number));
+  if (piTime !== undefined)
+    lines.push(
+      row(`pi ${PI_VERSION}: appendMessage + buildSessionContext`, piTime),
+      `  ${"  → pi ÷ Arbor, one append + context rebuilt".padEnd(54)} ${`${(piTime / (arbor as number)).toFixed(1)}×`.padStart(10)}`,
+    );
+  rmSync(piPath, { force: true });
 }
 
 /** Validating every entry of a file (already parsed): TypeBox's compiled check, one per entry type. */
