@@ -287,6 +287,12 @@ async function interleaved(fns: readonly (() => unknown)[], runs: number, warmup
   return (await timed(fns, runs, warmup)).map((timing) => timing.ms);
 }
 
+/** `  goal: <what> — <value>×, met` (or `NOT met`). */
+function goal(what: string, value: number, relation: "≤" | "≥" | ">", target: number): string {
+  const met = relation === "≤" ? value <= target : relation === "≥" ? value >= target : value > target;
+  return `  goal: ${what} — ${value.toFixed(2)}×, ${met ? "met" : "NOT met"} (target ${relation} ${target}×)`;
+}
+
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
 const row = (label: string, value: number | Timing, base?: number) => {
   const time = typeof value === "number" ? value : value.ms;
@@ -339,12 +345,17 @@ async function openBench(home: string, lines: string[]): Promise<void> {
       row("Session.open + buildContext (@arbor/session-store)", viaSession, base.ms),
       row("buildContext() again on the open Session", again),
     );
+    if (id === "linear-60k")
+      lines.push(goal("Session.open + buildContext ≤ 1.0× the floor", viaSession.ms / base.ms, "≤", 1));
     if (!("skipped" in pi)) {
       const piSession = pi.SessionManager.open(path, join(home, "pi"));
       const [piAgain] = (await interleaved([() => piSession.buildSessionContext()], 21, 2)) as [number];
       lines.push(
         row(`pi ${PI_VERSION}: SessionManager.open + buildSessionContext`, viaPi, base.ms),
         `  ${"  → Arbor (Session.open + buildContext) vs pi".padEnd(54)} ${`${(viaPi.ms / viaSession.ms).toFixed(1)}× faster`.padStart(10)}`,
+        ...(id === "realistic-60k"
+          ? [goal("pi ÷ Arbor, open + buildContext ≥ 8×", viaPi.ms / viaSession.ms, "≥", 8)]
+          : []),
         row(`pi ${PI_VERSION}: buildSessionContext() again`, piAgain),
         `  ${"  → Arbor vs pi, context rebuilt on an open session".padEnd(54)} ${`${(piAgain / again).toFixed(1)}× faster`.padStart(10)}`,
         row(`pi ${PI_VERSION}: open + getBranch()`, piBranch, base.ms),
@@ -406,6 +417,7 @@ async function appendRebuildBench(
     lines.push(
       row(`pi ${PI_VERSION}: appendMessage + buildSessionContext`, piTime),
       `  ${"  → pi ÷ Arbor, one append + context rebuilt".padEnd(54)} ${`${(piTime / (arbor as number)).toFixed(1)}×`.padStart(10)}`,
+      goal("pi ÷ Arbor, one append + context rebuilt > 1×", piTime / (arbor as number), ">", 1),
     );
   rmSync(piPath, { force: true });
 }
@@ -608,6 +620,8 @@ async function listingBench(home: string, lines: string[]): Promise<void> {
       `  ${"first page again, new process (listing index on disk)".padEnd(54)} ${ms(result.secondProcessMs!).padStart(10)}`,
       `  ${"floor: readdir + stat of every file".padEnd(54)} ${ms(result.statFloorMs!).padStart(10)}   (first page cold ${(result.firstPageMs! / result.statFloorMs!).toFixed(1)}x, again ${(result.secondProcessMs! / result.statFloorMs!).toFixed(1)}x)`,
       `  RSS: ${mb(result.rssBefore!)} after start-up, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
+      `  goal: first page cold < 1 s: ${ms(result.firstPageMs!)}, ${result.firstPageMs! < 1000 ? "met" : "NOT met"}; ` +
+        `memory (peak − start-up) < 150 MB: ${mb(result.maxRss! - result.rssBefore!)}, ${result.maxRss! - result.rssBefore! < 150 * 1048576 ? "met" : "NOT met"}`,
     );
   const run = (mode: "arbor" | "pi-written") => {
     rmSync(join(home, "sessions", ".listing-index.json"), { force: true });
