@@ -17,6 +17,7 @@
 import { spawnSync } from "node:child_process";
 import {
   closeSync,
+  copyFileSync,
   fdatasync,
   fdatasyncSync,
   mkdirSync,
@@ -37,7 +38,7 @@ import { validateSessionEntry } from "@arbor/session-store/backend";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
-import { loadPi, PI_VERSION } from "./pi-agent.js";
+import { loadPi, PI_VERSION, type PiSessionManager } from "./pi-agent.js";
 
 /** `ARBOR_BENCH_PARTS=open,append,list` and `ARBOR_BENCH_CASES=realistic-60k,…` keep a run small. */
 const parts = process.env.ARBOR_BENCH_PARTS?.split(",");
@@ -286,6 +287,12 @@ async function interleaved(fns: readonly (() => unknown)[], runs: number, warmup
   return (await timed(fns, runs, warmup)).map((timing) => timing.ms);
 }
 
+/** `  goal: <what> — <value>×, met` (or `NOT met`). */
+function goal(what: string, value: number, relation: "≤" | "≥" | ">", target: number): string {
+  const met = relation === "≤" ? value <= target : relation === "≥" ? value >= target : value > target;
+  return `  goal: ${what} — ${value.toFixed(2)}×, ${met ? "met" : "NOT met"} (target ${relation} ${target}×)`;
+}
+
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
 const row = (label: string, value: number | Timing, base?: number) => {
   const time = typeof value === "number" ? value : value.ms;
@@ -338,12 +345,17 @@ async function openBench(home: string, lines: string[]): Promise<void> {
       row("Session.open + buildContext (@arbor/session-store)", viaSession, base.ms),
       row("buildContext() again on the open Session", again),
     );
+    if (id === "linear-60k")
+      lines.push(goal("Session.open + buildContext ≤ 1.0× the floor", viaSession.ms / base.ms, "≤", 1));
     if (!("skipped" in pi)) {
       const piSession = pi.SessionManager.open(path, join(home, "pi"));
       const [piAgain] = (await interleaved([() => piSession.buildSessionContext()], 21, 2)) as [number];
       lines.push(
         row(`pi ${PI_VERSION}: SessionManager.open + buildSessionContext`, viaPi, base.ms),
         `  ${"  → Arbor (Session.open + buildContext) vs pi".padEnd(54)} ${`${(viaPi.ms / viaSession.ms).toFixed(1)}× faster`.padStart(10)}`,
+        ...(id === "realistic-60k"
+          ? [goal("pi ÷ Arbor, open + buildContext ≥ 8×", viaPi.ms / viaSession.ms, "≥", 8)]
+          : []),
         row(`pi ${PI_VERSION}: buildSessionContext() again`, piAgain),
         `  ${"  → Arbor vs pi, context rebuilt on an open session".padEnd(54)} ${`${(piAgain / again).toFixed(1)}× faster`.padStart(10)}`,
         row(`pi ${PI_VERSION}: open + getBranch()`, piBranch, base.ms),
@@ -352,8 +364,62 @@ async function openBench(home: string, lines: string[]): Promise<void> {
     }
     if (id === "linear-60k") await validationBench(path, lines);
     await reader.close();
+    await appendRebuildBench(store, id, path, home, lines, pi);
   }
   await store.close();
+}
+
+/**
+ * One more entry on an open session, then its context again — what an agent does after every message:
+ * Arbor's `appendMessage` + `flush` + `buildContext()` against pi's `appendMessage` (which writes the line
+ * at once) + `buildSessionContext()`, each on its own copy of the file. The entries appended continue the
+ * user / assistant-with-toolCall / toolResult pattern, so a call made in one round is answered in the next.
+ */
+async function appendRebuildBench(
+  store: JsonlSessionStore,
+  id: string,
+  path: string,
+  home: string,
+  lines: string[],
+  pi: Awaited<ReturnType<typeof loadPi>>,
+): Promise<void> {
+  const piPath = join(home, `pi-append-${id}.jsonl`);
+  copyFileSync(path, piPath);
+  const session = await Session.open(store, id);
+  session.buildContext();
+  // pi's SessionManager.appendMessage (not in the bench's PiSessionManager view of it).
+  const piSession =
+    "skipped" in pi
+      ? undefined
+      : (pi.SessionManager.open(piPath, join(home, "pi")) as PiSessionManager & {
+          appendMessage(message: unknown): string;
+        });
+  piSession?.buildSessionContext();
+  const message = (n: number) =>
+    (tripleRecord(n, "x", null) as { message: Parameters<Session["appendMessage"]>[0] }).message;
+  let arborNext = 3_000_000;
+  let piNext = 3_000_000;
+  const fns: (() => unknown)[] = [
+    async () => {
+      session.appendMessage(message(arborNext++));
+      await session.flush();
+      return session.buildContext();
+    },
+  ];
+  if (piSession !== undefined)
+    fns.push(() => {
+      piSession.appendMessage(message(piNext++));
+      return piSession.buildSessionContext();
+    });
+  const [arbor, piTime] = await interleaved(fns, 21, 3);
+  lines.push(row("append one entry + flush + buildContext (open Session)", arbor as number));
+  if (piTime !== undefined)
+    lines.push(
+      row(`pi ${PI_VERSION}: appendMessage + buildSessionContext`, piTime),
+      `  ${"  → pi ÷ Arbor, one append + context rebuilt".padEnd(54)} ${`${(piTime / (arbor as number)).toFixed(1)}×`.padStart(10)}`,
+      goal("pi ÷ Arbor, one append + context rebuilt > 1×", piTime / (arbor as number), ">", 1),
+    );
+  rmSync(piPath, { force: true });
 }
 
 /** Validating every entry of a file (already parsed): TypeBox's compiled check, one per entry type. */
@@ -601,6 +667,8 @@ async function listingBench(home: string, lines: string[]): Promise<void> {
       `  ${"first page again, new process (listing index on disk)".padEnd(54)} ${ms(result.secondProcessMs!).padStart(10)}`,
       `  ${"floor: readdir + stat of every file".padEnd(54)} ${ms(result.statFloorMs!).padStart(10)}   (first page cold ${(result.firstPageMs! / result.statFloorMs!).toFixed(1)}x, again ${(result.secondProcessMs! / result.statFloorMs!).toFixed(1)}x)`,
       `  RSS: ${mb(result.rssBefore!)} after start-up, peak ${mb(result.maxRss!)} (peak − start-up: ${mb(result.maxRss! - result.rssBefore!)})`,
+      `  goal: first page cold < 1 s: ${ms(result.firstPageMs!)}, ${result.firstPageMs! < 1000 ? "met" : "NOT met"}; ` +
+        `memory (peak − start-up) < 150 MB: ${mb(result.maxRss! - result.rssBefore!)}, ${result.maxRss! - result.rssBefore! < 150 * 1048576 ? "met" : "NOT met"}`,
     );
   const run = (mode: "arbor" | "pi-written") => {
     rmSync(join(home, "sessions", ".listing-index.json"), { force: true });

@@ -44,8 +44,19 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
   let pending: SessionTally | undefined;
   let committedEnd = start;
 
-  /** One line: `bytes[0, length)` holds its start (all of it unless `whole` is false). */
-  const line = (bytes: Buffer, length: number, lineStart: number, lineEnd: number, last: number[]) => {
+  /**
+   * One line: `bytes[offset, offset + length)` holds its start (all of it unless `whole` is false). The
+   * chunk itself is passed (not a view of it), so that a parentId equal to the previous line's id is
+   * recognized by its bytes and not decoded again.
+   */
+  const line = (
+    bytes: Buffer,
+    offset: number,
+    length: number,
+    lineStart: number,
+    lineEnd: number,
+    last: number[],
+  ) => {
     // `last` holds the line's final bytes before the newline (up to 3), oldest first.
     let trim = last.length;
     while (trim > 0 && (last[trim - 1] === TAB || last[trim - 1] === CR)) trim--;
@@ -59,10 +70,11 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
     let timestamp: unknown;
     let name: unknown;
     if (lastContent === CLOSE_BRACE) {
-      const headBytes = whole ? bytes : closedHead(bytes, length);
-      const headEnd = whole ? contentLength : length + 1;
+      const headBytes = whole ? bytes : closedHead(bytes, offset, length);
+      const headStart = whole ? offset : 0;
+      const headEnd = whole ? offset + contentLength : length + 1;
       if (
-        readLineHead(headBytes, 0, headEnd, head, true) &&
+        readLineHead(headBytes, headStart, headEnd, head, true) &&
         head.type !== "session" &&
         head.type !== "session_info"
       ) {
@@ -72,7 +84,9 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
       }
     }
     if (type === undefined) {
-      const text = whole ? bytes.toString("utf8", 0, contentLength) : readLine(fd, lineStart, contentLength);
+      const text = whole
+        ? bytes.toString("utf8", offset, offset + contentLength)
+        : readLine(fd, lineStart, contentLength);
       let value: Record<string, unknown>;
       try {
         value = JSON.parse(text) as Record<string, unknown>;
@@ -104,6 +118,7 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
   let longStart = 0;
   let last: number[] = [];
   while (position + filled < end) {
+    head.idBuffer = undefined; // The chunk's bytes move from one read to the next.
     const read = readInto(
       fd,
       chunk,
@@ -119,11 +134,11 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
       if (newline < 0 || newline >= filled) break;
       if (longHead !== undefined) {
         last = [...last, ...chunk.subarray(Math.max(0, newline - 3), newline)].slice(-3);
-        line(longHead, longHead.length, longStart, position + newline, last);
+        line(longHead, 0, longHead.length, longStart, position + newline, last);
         longHead = undefined;
       } else {
         last = [...chunk.subarray(Math.max(lineStart, newline - 3), newline)];
-        line(chunk.subarray(lineStart), newline - lineStart, position + lineStart, position + newline, last);
+        line(chunk, lineStart, newline - lineStart, position + lineStart, position + newline, last);
       }
       lineStart = newline + 1;
     }
@@ -149,10 +164,10 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
   return { tally: pending ?? tally, committedEnd };
 }
 
-/** The first `length` bytes of a line followed by `}`, so that its tree fields can be read alone. */
-function closedHead(bytes: Buffer, length: number): Buffer {
+/** The first `length` bytes of a line (from `offset`) followed by `}`, so that its tree fields can be read alone. */
+function closedHead(bytes: Buffer, offset: number, length: number): Buffer {
   const out = Buffer.allocUnsafe(length + 1);
-  bytes.copy(out, 0, 0, length);
+  bytes.copy(out, 0, offset, offset + length);
   out[length] = CLOSE_BRACE;
   return out;
 }

@@ -87,18 +87,30 @@ export interface TailPeek {
 }
 
 /**
- * The totals of a session file read from its last {@link TAIL_BYTES} only: a trailer there gives them
- * all; otherwise the last committed entry lines give `lastEntryId` and `updatedAt` (`complete: false`).
- * A file whose last line alone outgrows the tail is summarized in full (one bounded pass).
+ * The totals of a session file read from its last bytes only: a trailer there gives them all; otherwise
+ * the last committed entry lines give `lastEntryId` and `updatedAt` (`complete: false`). The last 16 KB
+ * are read first, which is all an Arbor-written file (its trailer) or a pi-written one (its last lines)
+ * needs; then up to {@link TAIL_BYTES}. A file whose last line alone outgrows that is summarized in
+ * full (one bounded pass).
  */
 export function peekTail(fd: number, size: number, headerEnd: number): TailPeek {
   if (size <= headerEnd) return { tally: emptyTally(), complete: true };
-  const tail = readTail(fd, headerEnd, size);
-  const { trailer } = tail;
-  if (trailer !== undefined) {
-    return { tally: countForward(fd, trailer.end, size, trailer.tally).tally, complete: true };
+  for (const reach of [FIRST_TAIL_BYTES, TAIL_BYTES]) {
+    const tail = readTailOnce(fd, headerEnd, size, reach);
+    const { trailer } = tail;
+    if (trailer !== undefined) {
+      return { tally: countForward(fd, trailer.end, size, trailer.tally).tally, complete: true };
+    }
+    const tally = lastEntryOf(tail, headerEnd);
+    if (tally !== undefined) return { tally, complete: false };
+    if (tail.start === headerEnd) break; // The whole file was in reach.
   }
-  const { bytes, start } = tail;
+  // No entry line with a timestamp in reach: count it all.
+  return { tally: summarizeTail(fd, size, headerEnd).tally, complete: true };
+}
+
+/** `lastEntryId` and `updatedAt` from the last committed entry lines of a tail (16 at most). */
+function lastEntryOf({ bytes, start }: Tail, headerEnd: number): SessionTally | undefined {
   // The committed lines: not a torn last line, not a run of batch lines without their trailer.
   let end = bytes.lastIndexOf(NEWLINE) + 1;
   const head = createLineHead();
@@ -119,12 +131,11 @@ export function peekTail(fd: number, size: number, headerEnd: number): TailPeek 
       tally.lastEntryId ??= head.id;
       if (head.timestamp !== undefined) {
         tally.updatedAt = head.timestamp;
-        return { tally, complete: false };
+        return tally;
       }
     }
   }
-  // No entry line with a timestamp in reach: count it all.
-  return { tally: summarizeTail(fd, size, headerEnd).tally, complete: true };
+  return undefined;
 }
 
 /** Bytes read from the end of a file to find its last trailer. */
@@ -142,15 +153,16 @@ interface Tail {
 
 /** The last trailer of `[floor, size)` within its last {@link TAIL_BYTES} (16 KB read first). */
 function readTail(fd: number, floor: number, size: number): Tail {
-  let start = Math.max(floor, size - FIRST_TAIL_BYTES);
-  let bytes = readAt(fd, start, size - start, true);
-  let trailer = lastTrailer(bytes, start, start === floor);
-  if (trailer === undefined && start > floor) {
-    start = Math.max(floor, size - TAIL_BYTES);
-    bytes = readAt(fd, start, size - start, true);
-    trailer = lastTrailer(bytes, start, start === floor);
-  }
-  return { bytes, start, trailer };
+  const tail = readTailOnce(fd, floor, size, FIRST_TAIL_BYTES);
+  if (tail.trailer !== undefined || tail.start === floor) return tail;
+  return readTailOnce(fd, floor, size, TAIL_BYTES);
+}
+
+/** The last `reach` bytes of `[floor, size)` and the last trailer among their complete lines. */
+function readTailOnce(fd: number, floor: number, size: number, reach: number): Tail {
+  const start = Math.max(floor, size - reach);
+  const bytes = readAt(fd, start, size - start, true);
+  return { bytes, start, trailer: lastTrailer(bytes, start, start === floor) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "./context-messages.js";
-import { type ContextRepair, repairToolPairsOf } from "./context-repair.js";
+import { type ContextRepair, ContextRepairer } from "./context-repair.js";
 import type { CompactionEntry } from "./entries.js";
 import { compactionSummaryMessage, entryMessage } from "./entry-message.js";
 import { NONE, type SessionIndex } from "./session-index.js";
@@ -77,23 +77,55 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
  *    message later on the path than the latest `model_change` sets the model.
  * 5. `repairToolPairs` pairs every tool call with exactly one result.
  *
+ * The last context built for an index is kept: asked again for the same leaf, or for a leaf further down
+ * its path with no compaction in between (entries appended since), it visits and repairs only the new
+ * entries (the repair re-runs from the last assistant message, whose turn the new entries may close).
+ *
  * Contract: reads (and parses) only the entries of the context span and the settings chain, never the
- * rest of the session; costs O(entries on the path since the latest compaction + its kept span).
+ * rest of the session; costs O(entries on the path since the latest compaction + its kept span), or,
+ * after appends to the last built leaf's path, O(new entries) plus a copy of the arrays.
  */
 export function buildSessionContext(index: SessionIndex, leafId: string | null): SessionContext {
-  // The context of a leaf never changes (entries are only appended): the last one built is reused, so
-  // that the path is walked and its tool pairs repaired once, however often it is asked for.
-  const leafOrder = leafId === null ? undefined : index.orderOf(leafId);
+  // The context of a leaf never changes (entries are only appended): the last one built is reused, and
+  // when the leaf has moved down its path (entries appended to it) only the new entries are visited and
+  // repaired, so a context is built and repaired once per span, however often it is asked for.
+  const leaf = leafId === null ? undefined : index.orderOf(leafId);
+  if (leaf === undefined) return emptyContext(leafId);
   const cached = lastBuilt.get(index);
-  if (cached !== undefined && leafOrder !== undefined && cached.leaf === leafOrder)
+  if (cached !== undefined && (cached.leaf === leaf || extend(index, cached, leaf)))
     return copyContext(cached.context);
-  const built = buildUncached(index, leafId);
-  if (leafOrder !== undefined) lastBuilt.set(index, { leaf: leafOrder, context: copyContext(built) });
-  return built;
+  lastBuilt.delete(index); // until the new one is complete
+  const built = buildUncached(index, leaf);
+  lastBuilt.set(index, built);
+  return copyContext(built.context);
 }
 
-/** The last context built per index, by its leaf's order. */
-const lastBuilt = new WeakMap<SessionIndex, { leaf: number; context: SessionContext }>();
+/** A built context and what extending it to a later leaf of its path needs. */
+interface Built {
+  /** The order of the leaf it was built for. */
+  leaf: number;
+  /** Its arrays are the repairer's (copied before they are handed out). */
+  context: SessionContext;
+  repairer: ContextRepairer;
+  lastAssistantOrder: number;
+  lastAssistant: { provider: string; model: string } | undefined;
+}
+
+/** The last context built per index. */
+const lastBuilt = new WeakMap<SessionIndex, Built>();
+
+function emptyContext(leafId: string | null): SessionContext {
+  return {
+    messages: [],
+    entryIds: [],
+    leafId,
+    thinkingLevel: undefined,
+    model: undefined,
+    activeToolNames: undefined,
+    compactionId: undefined,
+    repairs: [],
+  };
+}
 
 /** A context whose arrays are the caller's own (the messages are shared). */
 function copyContext(context: SessionContext): SessionContext {
@@ -108,19 +140,59 @@ function copyContext(context: SessionContext): SessionContext {
   return copy;
 }
 
-function buildUncached(index: SessionIndex, leafId: string | null): SessionContext {
-  const context: SessionContext = {
-    messages: [],
-    entryIds: [],
-    leafId,
-    thinkingLevel: undefined,
-    model: undefined,
-    activeToolNames: undefined,
-    compactionId: undefined,
-    repairs: [],
-  };
-  const leaf = leafId === null ? undefined : index.orderOf(leafId);
-  if (leaf === undefined) return context;
+/** Messages of visited entries, with the last assistant message among them. */
+class Visited {
+  readonly messages: SessionMessage[] = [];
+  readonly entryIds: string[] = [];
+  lastAssistantOrder = NONE;
+  lastAssistant: { provider: string; model: string } | undefined;
+
+  constructor(private readonly index: SessionIndex) {}
+
+  /** Adds the message of an entry, if it gives one (step 3). */
+  visit(node: number): void {
+    const { index } = this;
+    const type = index.typeOf(node);
+    if (type !== "message" && type !== "custom_message" && type !== "branch_summary") return;
+    const entry = index.validEntry(node);
+    const message = entry === undefined ? undefined : entryMessage(entry);
+    if (message === undefined) return;
+    this.messages.push(message);
+    this.entryIds.push(index.idOf(node));
+    if (message.role === "assistant") {
+      this.lastAssistantOrder = node;
+      this.lastAssistant = message;
+    }
+  }
+}
+
+/**
+ * Brings a built context to a later leaf of its path with no compaction in between: visits and repairs
+ * the new entries only. False (and `built` unchanged) when the leaf is not such a descendant, or the
+ * repair must start over (see `ContextRepairer.extend`).
+ */
+function extend(index: SessionIndex, built: Built, leaf: number): boolean {
+  if (leaf < built.leaf || index.compactionAnchorOf(leaf) !== index.compactionAnchorOf(built.leaf))
+    return false;
+  const tail: number[] = [];
+  let node = leaf;
+  for (; node > built.leaf; node = index.parentOf(node)) tail.push(node);
+  if (node !== built.leaf) return false;
+  const visited = new Visited(index);
+  for (let position = tail.length - 1; position >= 0; position--) visited.visit(tail[position] as number);
+  if (!built.repairer.extend(visited.messages, visited.entryIds)) return false;
+  built.leaf = leaf;
+  if (visited.lastAssistant !== undefined) {
+    built.lastAssistantOrder = visited.lastAssistantOrder;
+    built.lastAssistant = visited.lastAssistant;
+  }
+  built.context.leafId = index.idOf(leaf);
+  applySettings(index, built);
+  return true;
+}
+
+function buildUncached(index: SessionIndex, leaf: number): Built {
+  const context = emptyContext(index.idOf(leaf));
 
   // The path from the leaf back to the latest (valid) compaction on it, or to the root.
   const tail: number[] = [];
@@ -139,58 +211,56 @@ function buildUncached(index: SessionIndex, leafId: string | null): SessionConte
     tail.push(node);
   }
 
-  const messages: SessionMessage[] = [];
-  const entryIds: string[] = [];
+  const visited = new Visited(index);
   let kept: readonly number[] = [];
   if (compaction !== undefined) {
-    messages.push(compactionSummaryMessage(compaction.entry));
-    entryIds.push(compaction.entry.id);
+    visited.messages.push(compactionSummaryMessage(compaction.entry));
+    visited.entryIds.push(compaction.entry.id);
     context.compactionId = compaction.entry.id;
     kept = keptSpan(index, compaction.order, compaction.entry);
   }
+  for (const node of kept) visited.visit(node);
+  for (let position = tail.length - 1; position >= 0; position--) visited.visit(tail[position] as number);
 
-  let lastAssistantOrder = NONE;
-  let lastAssistant: { provider: string; model: string } | undefined;
-  const visit = (node: number): void => {
-    const type = index.typeOf(node);
-    if (type !== "message" && type !== "custom_message" && type !== "branch_summary") return;
-    const entry = index.validEntry(node);
-    const message = entry === undefined ? undefined : entryMessage(entry);
-    if (message === undefined) return;
-    messages.push(message);
-    entryIds.push(index.idOf(node));
-    if (message.role === "assistant") {
-      lastAssistantOrder = node;
-      lastAssistant = message;
-    }
+  const repairer = new ContextRepairer();
+  repairer.extend(visited.messages, visited.entryIds);
+  context.messages = repairer.messages;
+  context.entryIds = repairer.entryIds;
+  context.repairs = repairer.repairs;
+  const built: Built = {
+    leaf,
+    context,
+    repairer,
+    lastAssistantOrder: visited.lastAssistantOrder,
+    lastAssistant: visited.lastAssistant,
   };
-  for (const node of kept) visit(node);
-  for (let position = tail.length - 1; position >= 0; position--) visit(tail[position] as number);
+  applySettings(index, built);
+  return built;
+}
 
+/** Thinking level, model and active tools of the built context's leaf (step 4). */
+function applySettings(index: SessionIndex, built: Built): void {
+  const { context, lastAssistant } = built;
+  let thinkingLevel: string | undefined;
+  let activeToolNames: string[] | undefined;
   let modelChange: { order: number; model: ContextModel } | undefined;
-  let settings = index.settingsAnchorOf(leaf);
+  let settings = index.settingsAnchorOf(built.leaf);
   while (
     settings !== NONE &&
-    (context.thinkingLevel === undefined ||
-      modelChange === undefined ||
-      context.activeToolNames === undefined)
+    (thinkingLevel === undefined || modelChange === undefined || activeToolNames === undefined)
   ) {
     const entry = index.validEntry(settings);
-    if (entry?.type === "thinking_level_change") context.thinkingLevel ??= entry.thinkingLevel;
+    if (entry?.type === "thinking_level_change") thinkingLevel ??= entry.thinkingLevel;
     else if (entry?.type === "model_change") {
       modelChange ??= { order: settings, model: { provider: entry.provider, modelId: entry.modelId } };
-    } else if (entry?.type === "active_tools_change") context.activeToolNames ??= [...entry.activeToolNames];
+    } else if (entry?.type === "active_tools_change") activeToolNames ??= [...entry.activeToolNames];
     const parent = index.parentOf(settings);
     settings = parent === NONE ? NONE : index.settingsAnchorOf(parent);
   }
+  context.thinkingLevel = thinkingLevel;
+  context.activeToolNames = activeToolNames;
   context.model =
-    lastAssistant !== undefined && (modelChange === undefined || lastAssistantOrder > modelChange.order)
+    lastAssistant !== undefined && (modelChange === undefined || built.lastAssistantOrder > modelChange.order)
       ? { provider: lastAssistant.provider, modelId: lastAssistant.model }
       : modelChange?.model;
-
-  const repaired = repairToolPairsOf(messages, entryIds);
-  context.messages = repaired.messages;
-  context.entryIds = repaired.entryIds;
-  context.repairs = repaired.repairs;
-  return context;
 }

@@ -49,10 +49,12 @@ export interface SourcedMessage {
  * the smallest `n` (from 2) that no call of the context uses (providers reject a repeated id).
  */
 class ToolCallIds {
+  /** Every tool-call id the assistant messages fed so far hold. */
+  readonly stored = new Set<string>();
+  /** The new ids given by renames (`<id>_<n>`). */
+  readonly renames = new Set<string>();
   private readonly given = new Set<string>();
   private readonly nextSuffix = new Map<string, number>();
-
-  constructor(private readonly stored: ReadonlySet<string>) {}
 
   unique(id: string): string {
     if (!this.given.has(id)) {
@@ -67,18 +69,136 @@ class ToolCallIds {
     } while (this.stored.has(candidate) || this.given.has(candidate));
     this.nextSuffix.set(id, counter);
     this.given.add(candidate);
+    this.renames.add(candidate);
     return candidate;
   }
 }
 
-/** Every tool-call id the assistant messages of a context hold. */
-function storedToolCallIds(messages: readonly SessionMessage[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== "assistant") continue;
-    for (const block of message.content) if (block.type === "toolCall") ids.add(block.id);
+type AssistantMessage = Extract<SessionMessage, { role: "assistant" }>;
+
+/**
+ * The tool-pair repair of a context that grows at its end (see {@link repairToolPairs} for the rule):
+ * {@link ContextRepairer.extend} feeds the messages appended since the last call and brings
+ * {@link ContextRepairer.messages} (and `entryIds`, `repairs`) to what a repair of the whole sequence
+ * gives. Everything before the last assistant message is final once fed (the next assistant message
+ * closes every turn before it), so an extension re-runs the pairing from that message only.
+ */
+export class ContextRepairer {
+  /** The repaired messages of everything fed so far (the repairer's own array: copy it to keep it). */
+  readonly messages: SessionMessage[] = [];
+  /** The entry of each repaired message. */
+  readonly entryIds: string[] = [];
+  /** What the repair changed, in the order a whole-sequence repair reports it. */
+  readonly repairs: ContextRepair[] = [];
+  private readonly ids = new ToolCallIds();
+  /** The fed messages from the last assistant message on (the pairing re-runs over them). */
+  private suffix: SessionMessage[] = [];
+  private suffixIds: string[] = [];
+  /** The last assistant message as it went out (its calls renamed), or undefined: none yet. */
+  private lastOut: AssistantMessage | undefined;
+  /** Output messages before the last assistant message; repairs up to its renames. */
+  private messageMark = 0;
+  private repairMark = 0;
+
+  /**
+   * Feeds the messages that follow those fed before. Returns false, feeding nothing, when they hold a
+   * tool-call id that an earlier rename handed out (a whole-sequence repair would have chosen another
+   * name before: repair from scratch then).
+   *
+   * Contract: never mutates the messages; costs O(new messages + the fed messages since the last
+   * assistant message), not O(everything fed).
+   */
+  extend(messages: readonly SessionMessage[], entryIds: readonly string[]): boolean {
+    const { ids } = this;
+    const added: string[] = [];
+    for (const message of messages) {
+      if (message.role !== "assistant") continue;
+      for (const block of message.content) {
+        if (block.type !== "toolCall") continue;
+        if (ids.renames.has(block.id)) {
+          for (const id of added) ids.stored.delete(id);
+          return false;
+        }
+        if (!ids.stored.has(block.id)) {
+          ids.stored.add(block.id);
+          added.push(block.id);
+        }
+      }
+    }
+    this.messages.length = this.messageMark;
+    this.entryIds.length = this.messageMark;
+    this.repairs.length = this.repairMark;
+    const pairing = this.pairing();
+    const lastOut = this.lastOut;
+    const suffix = this.suffix;
+    const suffixIds = this.suffixIds;
+    let start = 0;
+    if (lastOut !== undefined) {
+      // Re-open the last assistant's turn under the ids its calls went out with.
+      const stored = suffix[0] as AssistantMessage;
+      for (let index = 0; index < stored.content.length; index++) {
+        const block = stored.content[index] as (typeof stored.content)[number];
+        if (block.type !== "toolCall") continue;
+        const out = lastOut.content[index] as typeof block;
+        pairing.call(block.id, out.id, block.name);
+      }
+      pairing.open(lastOut, suffixIds[0] as string);
+      start = 1;
+    }
+    for (let index = start; index < suffix.length; index++)
+      this.feed(pairing, suffix[index] as SessionMessage, suffixIds[index] as string);
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index] as SessionMessage;
+      const entryId = entryIds[index] as string;
+      if (message.role === "assistant") {
+        pairing.close(); // first, so that the repairs of the closing turn come before this one's renames
+        this.messageMark = this.messages.length;
+        const out = declareCalls(message, entryId, this.ids, pairing, this.repairs);
+        this.repairMark = this.repairs.length;
+        this.lastOut = out;
+        this.suffix = [message];
+        this.suffixIds = [entryId];
+        pairing.open(out, entryId);
+        continue;
+      }
+      if (this.lastOut !== undefined) {
+        this.suffix.push(message);
+        this.suffixIds.push(entryId);
+      }
+      this.feed(pairing, message, entryId);
+    }
+    pairing.close();
+    if (this.lastOut === undefined) {
+      // No turn yet: everything went out as it came and is final.
+      this.messageMark = this.messages.length;
+      this.repairMark = this.repairs.length;
+    }
+    return true;
   }
-  return ids;
+
+  private feed(pairing: ToolPairing<SessionMessage, string>, message: SessionMessage, entryId: string): void {
+    if (message.role === "toolResult") pairing.result(message, entryId);
+    else pairing.message(message, entryId);
+  }
+
+  private pairing(): ToolPairing<SessionMessage, string> {
+    const { messages, entryIds, repairs } = this;
+    return new ToolPairing<SessionMessage, string>({
+      emit: (message, entryId) => {
+        messages.push(message);
+        entryIds.push(entryId);
+      },
+      orphan: (result, entryId) => {
+        repairs.push({ kind: "orphan_tool_result", entryId, toolCallId: result.toolCallId });
+      },
+      missing: (call, entryId) => {
+        repairs.push({ kind: "missing_tool_result", entryId, toolCallId: call.id, toolName: call.name });
+      },
+      moved: (_message, entryId) => {
+        repairs.push({ kind: "moved_message", entryId });
+      },
+    });
+  }
 }
 
 /**
@@ -86,12 +206,12 @@ function storedToolCallIds(messages: readonly SessionMessage[]): Set<string> {
  * message as it goes out (a copy when a call got a new id) and records the renames.
  */
 function declareCalls(
-  stored: Extract<SessionMessage, { role: "assistant" }>,
+  stored: AssistantMessage,
   entryId: string,
   ids: ToolCallIds,
   pairing: ToolPairing<SessionMessage, string>,
   repairs: ContextRepair[],
-): Extract<SessionMessage, { role: "assistant" }> {
+): AssistantMessage {
   let content: typeof stored.content | undefined;
   const blocks = stored.content;
   for (let index = 0; index < blocks.length; index++) {
@@ -116,37 +236,9 @@ export function repairToolPairsOf(
   messages: readonly SessionMessage[],
   entryIds: readonly string[],
 ): { messages: SessionMessage[]; entryIds: string[]; repairs: ContextRepair[] } {
-  const outMessages: SessionMessage[] = [];
-  const outIds: string[] = [];
-  const repairs: ContextRepair[] = [];
-  const ids = new ToolCallIds(storedToolCallIds(messages));
-  const pairing = new ToolPairing<SessionMessage, string>({
-    emit: (message, entryId) => {
-      outMessages.push(message);
-      outIds.push(entryId);
-    },
-    orphan: (result, entryId) => {
-      repairs.push({ kind: "orphan_tool_result", entryId, toolCallId: result.toolCallId });
-    },
-    missing: (call, entryId) => {
-      repairs.push({ kind: "missing_tool_result", entryId, toolCallId: call.id, toolName: call.name });
-    },
-    moved: (_message, entryId) => {
-      repairs.push({ kind: "moved_message", entryId });
-    },
-  });
-
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as SessionMessage;
-    const entryId = entryIds[index] as string;
-    if (message.role === "toolResult") pairing.result(message, entryId);
-    else if (message.role === "assistant") {
-      pairing.close(); // first, so that the repairs of the closing turn come before this one's renames
-      pairing.open(declareCalls(message, entryId, ids, pairing, repairs), entryId);
-    } else pairing.message(message, entryId);
-  }
-  pairing.close();
-  return { messages: outMessages, entryIds: outIds, repairs };
+  const repairer = new ContextRepairer();
+  repairer.extend(messages, entryIds);
+  return { messages: repairer.messages, entryIds: repairer.entryIds, repairs: repairer.repairs };
 }
 
 /**
