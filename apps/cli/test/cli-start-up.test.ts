@@ -32,6 +32,7 @@ const NOT_BEFORE_THE_ANSWER = [
   "/node_modules/react/",
   "/node_modules/@modelcontextprotocol/",
   "/node_modules/jiti/",
+  "/node_modules/yaml/", // frontmatter is parsed only when a skill or prompt template exists
 ];
 
 let anthropic: FakeAnthropicServer | undefined;

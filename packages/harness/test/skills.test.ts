@@ -36,35 +36,37 @@ function skillFile(name: string, description: string, body = "Instructions."): s
 }
 
 describe("parseFrontmatter", () => {
-  it("splits YAML frontmatter from the body (LF, CRLF, BOM, empty frontmatter)", () => {
-    expect(parseFrontmatter("---\nname: a\ndescription: b c\n---\n\nBody\n")).toEqual({
+  it("splits YAML frontmatter from the body (LF, CRLF, BOM, empty frontmatter)", async () => {
+    expect(await parseFrontmatter("---\nname: a\ndescription: b c\n---\n\nBody\n")).toEqual({
       present: true,
       attributes: { name: "a", description: "b c" },
       body: "Body\n",
     });
-    expect(parseFrontmatter("\uFEFF---\r\nname: a\r\n---\r\nBody")).toEqual({
+    expect(await parseFrontmatter("\uFEFF---\r\nname: a\r\n---\r\nBody")).toEqual({
       present: true,
       attributes: { name: "a" },
       body: "Body",
     });
-    expect(parseFrontmatter("---\n---\nBody")).toEqual({ present: true, attributes: {}, body: "Body" });
-    expect(parseFrontmatter("---\ndescription: >\n  folded\n  text\n---\n").attributes).toEqual({
+    expect(await parseFrontmatter("---\n---\nBody")).toEqual({ present: true, attributes: {}, body: "Body" });
+    expect((await parseFrontmatter("---\ndescription: >\n  folded\n  text\n---\n")).attributes).toEqual({
       description: "folded text\n",
     });
   });
 
-  it("treats a file without a closing --- as having no frontmatter, and reports YAML errors", () => {
-    expect(parseFrontmatter("---\nname: a\nno closing line")).toEqual({
+  it("treats a file without a closing --- as having no frontmatter, and reports YAML errors", async () => {
+    expect(await parseFrontmatter("---\nname: a\nno closing line")).toEqual({
       present: false,
       attributes: {},
       body: "---\nname: a\nno closing line",
     });
-    const invalid = parseFrontmatter("---\nname: [unclosed\n---\nBody");
+    const invalid = await parseFrontmatter("---\nname: [unclosed\n---\nBody");
     expect(invalid.present).toBe(true);
     expect(invalid.body).toBe("Body");
     expect(invalid.error).toMatch(/^invalid YAML frontmatter: /);
-    expect(parseFrontmatter("---\n- a list\n---\n").error).toBe("the frontmatter is not a mapping of fields");
-    expect(parseFrontmatter("---\nname: a\nname: b\n---\n").error).toMatch(
+    expect((await parseFrontmatter("---\n- a list\n---\n")).error).toBe(
+      "the frontmatter is not a mapping of fields",
+    );
+    expect((await parseFrontmatter("---\nname: a\nname: b\n---\n")).error).toMatch(
       /^invalid YAML frontmatter: .*unique/i,
     );
   });

@@ -79,7 +79,7 @@ export async function expandInput(text: string, resources: HarnessResources): Pr
         warning: `Cannot load the skill "${name}" from ${skill.path}: ${describeFileError(error)}`,
       };
     }
-    const body = parseFrontmatter(file).body;
+    const body = (await parseFrontmatter(file)).body;
     return { text: formatSkillInvocation(skill, body, command.argumentText), kind: "skill", name };
   }
   const template = resources.promptTemplates.find((candidate) => candidate.name === command.name);

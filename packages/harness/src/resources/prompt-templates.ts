@@ -104,7 +104,7 @@ async function readTemplate(
     return { warnings: [`Cannot read prompt template ${path}: ${describeFileError(error)}`] };
   }
   const warnings: string[] = [];
-  const frontmatter = parseFrontmatter(text);
+  const frontmatter = await parseFrontmatter(text);
   if (frontmatter.error !== undefined) warnings.push(`Prompt template ${path}: ${frontmatter.error}.`);
   const template: PromptTemplate = { name, content: frontmatter.body.trimEnd(), path, source };
   const description = frontmatter.attributes.description;

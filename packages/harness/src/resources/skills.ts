@@ -1,6 +1,5 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { Skill } from "../session-resources.js";
 
 /**
@@ -45,11 +44,12 @@ const FRONTMATTER_PATTERN = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*
 
 /**
  * Splits a Markdown file into YAML frontmatter (between a first line `---` and the next line `---`) and
- * body. The YAML is parsed with the `yaml` package (duplicate keys and more than 100 aliases are errors).
+ * body. The YAML is parsed with the `yaml` package (duplicate keys and more than 100 aliases are errors),
+ * loaded on the first frontmatter met, so that a start-up without skills or templates does not load it.
  *
- * Contract: pure; never throws — a YAML error is returned in `error`, with the body still split off.
+ * Contract: pure; never rejects — a YAML error is returned in `error`, with the body still split off.
  */
-export function parseFrontmatter(text: string): Frontmatter {
+export async function parseFrontmatter(text: string): Promise<Frontmatter> {
   const match = FRONTMATTER_PATTERN.exec(text);
   if (match === null) {
     return { present: false, attributes: {}, body: stripLeadingBlankLines(text.replace(/^\uFEFF/, "")) };
@@ -57,7 +57,8 @@ export function parseFrontmatter(text: string): Frontmatter {
   const body = stripLeadingBlankLines(text.slice(match[0].length));
   let value: unknown;
   try {
-    value = parseYaml(match[1] ?? "");
+    const { parse } = await import("yaml");
+    value = parse(match[1] ?? "");
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return { present: true, attributes: {}, body, error: `invalid YAML frontmatter: ${message}` };
@@ -152,7 +153,7 @@ async function readSkill(
       : { warning: `Cannot read skill ${path}: ${describeFileError(error)}` };
   }
   const rejected = (reason: string) => ({ warning: `Skill ${path} is ignored: ${reason}.` });
-  const frontmatter = parseFrontmatter(text);
+  const frontmatter = await parseFrontmatter(text);
   if (!frontmatter.present) {
     return rejected(
       "it has no frontmatter (a first line `---`, then `name:` and `description:`, then `---`)",
