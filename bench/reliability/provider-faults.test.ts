@@ -3,6 +3,9 @@
  * error with exit code 1 — never a stack trace, never a hang — and the session stays consistent (it
  * reopens with no orphan tool call or result).
  */
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   anthropicErrorBody,
   anthropicSse,
@@ -44,44 +47,55 @@ interface Fault {
   message?: RegExp;
   /** Requests the server must have received (e.g. 1: failed at once, no retry). */
   requests?: number;
+  /** What stderr must say on the way (e.g. the retry line naming the idle timeout). */
+  notice?: RegExp;
   run(box: Box): Promise<{ run: Run; requests: number }>;
 }
 
-async function viaOpenAI(box: Box, replies: OpenAIWireReply[], args: string[] = []) {
+/** A run may take this long before it counts as hung (a stall case: far less than the 60 s default). */
+const HANG_MS = 60_000;
+
+/** The idle timeout the stall cases set in `settings.json`, as a user would (the default is 60 s). */
+const STALL_IDLE_MS = 1000;
+
+/** Writes `settings.json` into the box's Arbor home. */
+function settings(box: Box, value: Record<string, unknown>): void {
+  writeFileSync(join(box.home, "settings.json"), `${JSON.stringify(value)}\n`);
+}
+
+async function viaOpenAI(box: Box, replies: OpenAIWireReply[], args: string[] = [], timeoutMs = HANG_MS) {
   const server = await startOpenAIWireServer(replies);
   try {
-    const run = await runArbor(box, [
-      "-p",
-      "hello",
-      "--mode",
-      "json",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      ...args,
-    ]);
+    const run = await runArbor(
+      box,
+      ["-p", "hello", "--mode", "json", "--base-url", server.url, "--model", "m", ...args],
+      { timeoutMs },
+    );
     return { run, requests: server.requests.length };
   } finally {
     await server.close();
   }
 }
 
-async function viaAnthropic(box: Box, replies: FakeAnthropicReply[]) {
+async function viaAnthropic(box: Box, replies: FakeAnthropicReply[], timeoutMs = HANG_MS) {
   const server = await startFakeAnthropicServer(replies);
   try {
-    const run = await runArbor(box, [
-      "-p",
-      "hello",
-      "--mode",
-      "json",
-      "--provider",
-      "anthropic",
-      "--base-url",
-      server.url,
-      "--api-key",
-      "sk-ant-fake",
-    ]);
+    const run = await runArbor(
+      box,
+      [
+        "-p",
+        "hello",
+        "--mode",
+        "json",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url,
+        "--api-key",
+        "sk-ant-fake",
+      ],
+      { timeoutMs },
+    );
     return { run, requests: server.requests.length };
   } finally {
     await server.close();
@@ -205,6 +219,58 @@ const FAULTS: Fault[] = [
       ]),
   },
   {
+    name: `stalled stream mid-text, idle timeout ${STALL_IDLE_MS / 1000} s in settings.json (retried)`,
+    expect: "retried",
+    requests: 2,
+    notice: /^arbor: retry 1 of 3 in [\d.]+ s: .*stream stalled: no data from the server for 1 s/m,
+    run: (box) => {
+      settings(box, { streamIdleTimeoutMs: STALL_IDLE_MS });
+      // Far below the 60 s default: without the setting the run counts as hung.
+      return viaOpenAI(
+        box,
+        [
+          {
+            kind: "sse",
+            frames: chatFrames(chatTextChunks("an answer that stops half-way", { size: 4 })),
+            stallAfter: 3,
+          },
+          ok("the answer after the stall"),
+        ],
+        [],
+        20_000,
+      );
+    },
+  },
+  {
+    name: `stalled stream mid-tool-arguments (Anthropic), idle timeout ${STALL_IDLE_MS / 1000} s (retried)`,
+    expect: "retried",
+    requests: 2,
+    notice: /stream stalled: no data from the server for 1 s/,
+    run: (box) => {
+      settings(box, { streamIdleTimeoutMs: STALL_IDLE_MS });
+      return viaAnthropic(
+        box,
+        [
+          {
+            kind: "stream",
+            events: completeAnthropicStream([
+              anthropicSse.toolUseBlock(0, {
+                id: "toolu_stalled",
+                name: "bash",
+                json: JSON.stringify({ command: "echo never run" }),
+                chunkSize: 6,
+              }),
+            ]),
+            // message_start, ping, the block's start and two argument pieces, then nothing.
+            stallAfter: 5,
+          },
+          okAnthropic("no tool after the stall"),
+        ],
+        20_000,
+      );
+    },
+  },
+  {
     name: "401",
     expect: "error",
     requests: 1,
@@ -281,6 +347,8 @@ describe("provider faults", () => {
         if (fault.message !== undefined && !fault.message.test(said))
           problems.push(`unclear: ${JSON.stringify(said)}`);
       }
+      if (fault.notice !== undefined && !fault.notice.test(run.stderr))
+        problems.push(`stderr does not say ${fault.notice}: ${JSON.stringify(run.stderr.slice(0, 300))}`);
       if (fault.requests !== undefined && requests !== fault.requests)
         problems.push(`${requests} requests, expected ${fault.requests}`);
       const session = jsonLines(run.stdout).find((line) => line.type === "session");
