@@ -23,14 +23,18 @@ import { describe, expect, it } from "vitest";
 import { libraryStore, reopen } from "./stored.js";
 import {
   type Box,
+  CONCURRENCY,
   finished,
+  inParallel,
   jsonLines,
   type Run,
   record,
   runArbor,
   STACK_TRACE,
   sandbox,
+  serverFlags,
   startArbor,
+  startStrictServer,
 } from "./support.js";
 
 const JSONL = { name: "jsonl" as const, flags: () => [] };
@@ -327,37 +331,59 @@ const FAULTS: Fault[] = [
   },
 ];
 
+/**
+ * One fault: what went wrong (nothing: it ended as it should and the session is consistent). The session
+ * is then continued (`-r <id> -p …`) against a strict server, which refuses a tool call without its
+ * result and the reverse.
+ */
+async function tryFault(fault: Fault): Promise<string[]> {
+  const box = sandbox();
+  const { run, requests } = await fault.run(box);
+  const problems: string[] = [];
+  const result = jsonLines(run.stdout).find((line) => line.type === "result");
+  if (run.hung) problems.push("hung");
+  if (STACK_TRACE.test(run.stderr)) problems.push("stack trace");
+  if (fault.expect === "retried" && run.code !== 0)
+    problems.push(`exit ${run.code}: ${run.stderr.slice(0, 200)}`);
+  if (fault.expect === "error") {
+    if (run.code !== 1) problems.push(`exit ${run.code}, expected 1`);
+    const errorLines = run.stderr.split("\n").filter((line) => /^arbor: (error|aborted)/.test(line));
+    const said = `${errorLines.join("\n")}\n${String(result?.error ?? "")}`;
+    if (errorLines.length > 1) problems.push(`${errorLines.length} error lines`);
+    if (fault.message !== undefined && !fault.message.test(said))
+      problems.push(`unclear: ${JSON.stringify(said)}`);
+  }
+  if (fault.notice !== undefined && !fault.notice.test(run.stderr))
+    problems.push(`stderr does not say ${fault.notice}: ${JSON.stringify(run.stderr.slice(0, 300))}`);
+  if (fault.requests !== undefined && requests !== fault.requests)
+    problems.push(`${requests} requests, expected ${fault.requests}`);
+  const session = jsonLines(run.stdout).find((line) => line.type === "session");
+  const id = String(session?.id ?? session?.sessionId ?? "");
+  if (id === "") return problems;
+  const found = await reopen(libraryStore(JSONL, box), id);
+  if (found.error !== undefined) problems.push(`session does not open: ${found.error}`);
+  problems.push(...found.orphans);
+  if (found.missing) return problems;
+  const strict = await startStrictServer({ answer: "Continued." });
+  try {
+    const resumed = await runArbor(box, ["-r", id, "-p", "continue", ...serverFlags(strict)]);
+    if (resumed.code !== 0 || resumed.stdout.trim() !== "Continued.")
+      problems.push(`-r: exit ${resumed.code}: ${resumed.stderr.slice(0, 200)}`);
+    if (strict.violations.length > 0)
+      problems.push(`-r sent an invalid request: ${strict.violations.join("; ")}`);
+  } finally {
+    await strict.close();
+  }
+  return problems;
+}
+
 describe("provider faults", () => {
-  it(`${FAULTS.length} faults: retried and succeeded, or one clear error with exit 1`, async () => {
+  it(`${FAULTS.length} faults: retried and succeeded, or one clear error with exit 1; the session continues`, async () => {
+    // The faults are independent (each its own server and home): CONCURRENCY at a time.
+    const outcomes = await inParallel(FAULTS, CONCURRENCY, tryFault);
     const failures: string[] = [];
-    for (const fault of FAULTS) {
-      const box = sandbox();
-      const { run, requests } = await fault.run(box);
-      const problems: string[] = [];
-      const result = jsonLines(run.stdout).find((line) => line.type === "result");
-      if (run.hung) problems.push("hung");
-      if (STACK_TRACE.test(run.stderr)) problems.push("stack trace");
-      if (fault.expect === "retried" && run.code !== 0)
-        problems.push(`exit ${run.code}: ${run.stderr.slice(0, 200)}`);
-      if (fault.expect === "error") {
-        if (run.code !== 1) problems.push(`exit ${run.code}, expected 1`);
-        const errorLines = run.stderr.split("\n").filter((line) => /^arbor: (error|aborted)/.test(line));
-        const said = `${errorLines.join("\n")}\n${String(result?.error ?? "")}`;
-        if (errorLines.length > 1) problems.push(`${errorLines.length} error lines`);
-        if (fault.message !== undefined && !fault.message.test(said))
-          problems.push(`unclear: ${JSON.stringify(said)}`);
-      }
-      if (fault.notice !== undefined && !fault.notice.test(run.stderr))
-        problems.push(`stderr does not say ${fault.notice}: ${JSON.stringify(run.stderr.slice(0, 300))}`);
-      if (fault.requests !== undefined && requests !== fault.requests)
-        problems.push(`${requests} requests, expected ${fault.requests}`);
-      const session = jsonLines(run.stdout).find((line) => line.type === "session");
-      const id = String(session?.id ?? session?.sessionId ?? "");
-      if (id !== "") {
-        const found = await reopen(libraryStore(JSONL, box), id);
-        if (found.error !== undefined) problems.push(`session does not open: ${found.error}`);
-        problems.push(...found.orphans);
-      }
+    for (const [index, fault] of FAULTS.entries()) {
+      const problems = outcomes[index] ?? [];
       if (problems.length > 0) failures.push(`${fault.name}: ${problems.join("; ")}`);
       record({
         category: "provider faults",
