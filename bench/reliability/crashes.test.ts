@@ -130,17 +130,17 @@ async function killAndCheck(
     if (!existsSync(`${file}.torn`) || !readFileSync(`${file}.torn`, "utf8").includes(tear.slice(0, 20)))
       problems.push("the torn tail was not kept in .torn");
   }
-  const show = await runArbor(box, ["sessions", ...storeFlags, "show", id], { timeoutMs: 30_000 });
+  const show = await runArbor(box, ["sessions", ...storeFlags, "show", id]);
   if (show.code !== 0 || show.hung || STACK_TRACE.test(show.stderr))
     problems.push(
-      `sessions show: exit ${show.code}${show.hung ? " (hung)" : ""}: ${show.stderr.slice(0, 300)}`,
+      `sessions show: exit ${show.code}${show.hung ? " (hung: no end within 60 s)" : ""}: ${show.stderr.slice(0, 300)}`,
     );
   const before = answer.violations.length;
-  const resume = await runArbor(box, ["-r", id, "-p", "continue", ...storeFlags, ...serverFlags(answer)], {
-    timeoutMs: 30_000,
-  });
+  const resume = await runArbor(box, ["-r", id, "-p", "continue", ...storeFlags, ...serverFlags(answer)]);
   if (resume.code !== 0 || resume.stdout.trim() !== "Continued.")
-    problems.push(`-r: exit ${resume.code}: ${resume.stderr.slice(0, 300)}`);
+    problems.push(
+      `-r: exit ${resume.code}${resume.hung ? " (hung: no end within 60 s)" : ""}: ${resume.stderr.slice(0, 300)}`,
+    );
   if (resume.code === 0) exercised.resumed++;
   if (answer.violations.length > before)
     problems.push(`-r sent an invalid request: ${answer.violations.slice(before).join("; ")}`);
