@@ -6,18 +6,19 @@
  * `arbor -r <id> -p …` continues it with a request the strict server accepts.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jsonlFileOf, libraryStore, reopen } from "./stored.js";
 import {
   type Box,
+  CONCURRENCY,
   finished,
   inParallel,
+  limiter,
   postgresRequiredInCi,
   record,
   runArbor,
   STACK_TRACE,
   type StoreUnderTest,
-  type StrictServer,
   sandbox,
   savedIds,
   seeded,
@@ -28,17 +29,8 @@ import {
   trials,
 } from "./support.js";
 
-let loop: StrictServer;
-let answer: StrictServer;
-
-beforeAll(async () => {
-  loop = await startStrictServer({ toolRounds: 10_000, frameDelayMs: 8 });
-  answer = await startStrictServer({ answer: "Continued." });
-});
-afterAll(async () => {
-  await loop?.close();
-  await answer?.close();
-});
+/** One gate for the file: the stores' kills run together, at most {@link CONCURRENCY} at once. */
+const gate = limiter(CONCURRENCY);
 
 /** The half-written batches a trial may append after the kill. */
 const TEARS = [
@@ -54,11 +46,35 @@ interface Trial {
   store: StoreUnderTest;
 }
 
-/** What the kills exercised, so a run that never saved or tore anything does not pass. */
-const exercised = { saved: 0, torn: 0, resumed: 0 };
+/** What a store's kills exercised, so a run that never saved or tore anything does not pass. */
+interface Exercised {
+  saved: number;
+  torn: number;
+  resumed: number;
+}
 
-/** One kill: returns the problems found (none: nothing lost). */
-async function crashOnce(box: Box, trial: Trial): Promise<string[]> {
+/**
+ * One kill, with its own servers (so what a request carried is this trial's): returns the problems found
+ * (none: nothing lost).
+ */
+async function crashOnce(box: Box, trial: Trial, exercised: Exercised): Promise<string[]> {
+  const loop = await startStrictServer({ toolRounds: 10_000, frameDelayMs: 8 });
+  const answer = await startStrictServer({ answer: "Continued." });
+  try {
+    return await killAndCheck(box, trial, exercised, loop, answer);
+  } finally {
+    await loop.close();
+    await answer.close();
+  }
+}
+
+async function killAndCheck(
+  box: Box,
+  trial: Trial,
+  exercised: Exercised,
+  loop: StrictServer,
+  answer: StrictServer,
+): Promise<string[]> {
   const random = seeded(trial.seed);
   const id = `crash-${trial.store.name}-${trial.seed}-${process.pid}`;
   const mode = ["json", "print", "rpc"][trial.seed % 3] as "json" | "print" | "rpc";
@@ -79,12 +95,21 @@ async function crashOnce(box: Box, trial: Trial): Promise<string[]> {
   if (mode === "rpc")
     child.stdin.write(`${JSON.stringify({ type: "prompt", id: "1", text: "run the steps" })}\n`);
   const done = finished(child, 60_000);
-  await new Promise((resolve) => setTimeout(resolve, 500 + Math.floor(random() * 2500)));
+  // One kill in five lands at start-up (creating the session); the others during the tool loop, at a
+  // random moment within 1.5 s of the first model request (a round takes about 0.1–0.2 s).
+  const early = random() < 0.2;
+  if (!early) {
+    const waitUntil = Date.now() + 30_000;
+    while (loop.requests.length === 0 && child.exitCode === null && Date.now() < waitUntil)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * (early ? 1000 : 1500))));
   child.kill("SIGKILL");
   const run = await done;
   const saved = mode === "print" ? [] : savedIds(run.stdout);
   const problems: string[] = [];
-  const tear = trial.store.name === "jsonl" ? TEARS[trial.seed % TEARS.length] : undefined;
+  // Every mode meets every kind of tear (the mode is seed % 3).
+  const tear = trial.store.name === "jsonl" ? TEARS[Math.floor(trial.seed / 3) % TEARS.length] : undefined;
   const file = trial.store.name === "jsonl" ? jsonlFileOf(box, id) : undefined;
   if (tear !== undefined && file !== undefined) appendFileSync(file, tear);
   exercised.saved += saved.length;
@@ -105,17 +130,17 @@ async function crashOnce(box: Box, trial: Trial): Promise<string[]> {
     if (!existsSync(`${file}.torn`) || !readFileSync(`${file}.torn`, "utf8").includes(tear.slice(0, 20)))
       problems.push("the torn tail was not kept in .torn");
   }
-  const show = await runArbor(box, ["sessions", ...storeFlags, "show", id], { timeoutMs: 30_000 });
+  const show = await runArbor(box, ["sessions", ...storeFlags, "show", id]);
   if (show.code !== 0 || show.hung || STACK_TRACE.test(show.stderr))
     problems.push(
-      `sessions show: exit ${show.code}${show.hung ? " (hung)" : ""}: ${show.stderr.slice(0, 300)}`,
+      `sessions show: exit ${show.code}${show.hung ? " (hung: no end within 60 s)" : ""}: ${show.stderr.slice(0, 300)}`,
     );
   const before = answer.violations.length;
-  const resume = await runArbor(box, ["-r", id, "-p", "continue", ...storeFlags, ...serverFlags(answer)], {
-    timeoutMs: 30_000,
-  });
+  const resume = await runArbor(box, ["-r", id, "-p", "continue", ...storeFlags, ...serverFlags(answer)]);
   if (resume.code !== 0 || resume.stdout.trim() !== "Continued.")
-    problems.push(`-r: exit ${resume.code}: ${resume.stderr.slice(0, 300)}`);
+    problems.push(
+      `-r: exit ${resume.code}${resume.hung ? " (hung: no end within 60 s)" : ""}: ${resume.stderr.slice(0, 300)}`,
+    );
   if (resume.code === 0) exercised.resumed++;
   if (answer.violations.length > before)
     problems.push(`-r sent an invalid request: ${answer.violations.slice(before).join("; ")}`);
@@ -128,17 +153,20 @@ describe("crashes: kill -9 at random moments", () => {
 
   for (const store of storesUnderTest()) {
     const count = store.name === "jsonl" ? trials(50, 200) : trials(10, 50);
-    it(`${store.name}: ${count} kills, nothing a save_point reported is lost`, async () => {
+    it.concurrent(`${store.name}: ${count} kills, nothing a save_point reported is lost`, async ({
+      expect,
+    }) => {
       const box = sandbox();
+      const exercised: Exercised = { saved: 0, torn: 0, resumed: 0 };
       const seeds = Array.from({ length: count }, (_, index) => index + 1);
-      const outcomes = await inParallel(seeds, 2, async (seed) => ({
+      const outcomes = await inParallel(seeds, gate, async (seed) => ({
         seed,
-        problems: await crashOnce(box, { seed, store }),
+        problems: await crashOnce(box, { seed, store }, exercised),
       }));
       const failed = outcomes.filter((outcome) => outcome.problems.length > 0);
       record({
         category: "crashes",
-        kind: `${store.name}: kill -9 during a tool loop (print/json/rpc)${store.name === "jsonl" ? ", 2 in 3 with a torn tail" : ""}`,
+        kind: `${store.name}: kill -9 at start-up or in a tool loop (print/json/rpc)${store.name === "jsonl" ? ", 2 in 3 with a torn tail" : ""}`,
         trials: count,
         failures: failed.length,
         lost:

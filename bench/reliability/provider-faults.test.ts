@@ -3,6 +3,9 @@
  * error with exit code 1 — never a stack trace, never a hang — and the session stays consistent (it
  * reopens with no orphan tool call or result).
  */
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   anthropicErrorBody,
   anthropicSse,
@@ -20,14 +23,18 @@ import { describe, expect, it } from "vitest";
 import { libraryStore, reopen } from "./stored.js";
 import {
   type Box,
+  CONCURRENCY,
   finished,
+  inParallel,
   jsonLines,
   type Run,
   record,
   runArbor,
   STACK_TRACE,
   sandbox,
+  serverFlags,
   startArbor,
+  startStrictServer,
 } from "./support.js";
 
 const JSONL = { name: "jsonl" as const, flags: () => [] };
@@ -44,44 +51,55 @@ interface Fault {
   message?: RegExp;
   /** Requests the server must have received (e.g. 1: failed at once, no retry). */
   requests?: number;
+  /** What stderr must say on the way (e.g. the retry line naming the idle timeout). */
+  notice?: RegExp;
   run(box: Box): Promise<{ run: Run; requests: number }>;
 }
 
-async function viaOpenAI(box: Box, replies: OpenAIWireReply[], args: string[] = []) {
+/** A run may take this long before it counts as hung (a stall case: far less than the 60 s default). */
+const HANG_MS = 60_000;
+
+/** The idle timeout the stall cases set in `settings.json`, as a user would (the default is 60 s). */
+const STALL_IDLE_MS = 1000;
+
+/** Writes `settings.json` into the box's Arbor home. */
+function settings(box: Box, value: Record<string, unknown>): void {
+  writeFileSync(join(box.home, "settings.json"), `${JSON.stringify(value)}\n`);
+}
+
+async function viaOpenAI(box: Box, replies: OpenAIWireReply[], args: string[] = [], timeoutMs = HANG_MS) {
   const server = await startOpenAIWireServer(replies);
   try {
-    const run = await runArbor(box, [
-      "-p",
-      "hello",
-      "--mode",
-      "json",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      ...args,
-    ]);
+    const run = await runArbor(
+      box,
+      ["-p", "hello", "--mode", "json", "--base-url", server.url, "--model", "m", ...args],
+      { timeoutMs },
+    );
     return { run, requests: server.requests.length };
   } finally {
     await server.close();
   }
 }
 
-async function viaAnthropic(box: Box, replies: FakeAnthropicReply[]) {
+async function viaAnthropic(box: Box, replies: FakeAnthropicReply[], timeoutMs = HANG_MS) {
   const server = await startFakeAnthropicServer(replies);
   try {
-    const run = await runArbor(box, [
-      "-p",
-      "hello",
-      "--mode",
-      "json",
-      "--provider",
-      "anthropic",
-      "--base-url",
-      server.url,
-      "--api-key",
-      "sk-ant-fake",
-    ]);
+    const run = await runArbor(
+      box,
+      [
+        "-p",
+        "hello",
+        "--mode",
+        "json",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url,
+        "--api-key",
+        "sk-ant-fake",
+      ],
+      { timeoutMs },
+    );
     return { run, requests: server.requests.length };
   } finally {
     await server.close();
@@ -205,6 +223,58 @@ const FAULTS: Fault[] = [
       ]),
   },
   {
+    name: `stalled stream mid-text, idle timeout ${STALL_IDLE_MS / 1000} s in settings.json (retried)`,
+    expect: "retried",
+    requests: 2,
+    notice: /^arbor: retry 1 of 3 in [\d.]+ s: .*stream stalled: no data from the server for 1 s/m,
+    run: (box) => {
+      settings(box, { streamIdleTimeoutMs: STALL_IDLE_MS });
+      // Far below the 60 s default: without the setting the run counts as hung.
+      return viaOpenAI(
+        box,
+        [
+          {
+            kind: "sse",
+            frames: chatFrames(chatTextChunks("an answer that stops half-way", { size: 4 })),
+            stallAfter: 3,
+          },
+          ok("the answer after the stall"),
+        ],
+        [],
+        20_000,
+      );
+    },
+  },
+  {
+    name: `stalled stream mid-tool-arguments (Anthropic), idle timeout ${STALL_IDLE_MS / 1000} s (retried)`,
+    expect: "retried",
+    requests: 2,
+    notice: /stream stalled: no data from the server for 1 s/,
+    run: (box) => {
+      settings(box, { streamIdleTimeoutMs: STALL_IDLE_MS });
+      return viaAnthropic(
+        box,
+        [
+          {
+            kind: "stream",
+            events: completeAnthropicStream([
+              anthropicSse.toolUseBlock(0, {
+                id: "toolu_stalled",
+                name: "bash",
+                json: JSON.stringify({ command: "echo never run" }),
+                chunkSize: 6,
+              }),
+            ]),
+            // message_start, ping, the block's start and two argument pieces, then nothing.
+            stallAfter: 5,
+          },
+          okAnthropic("no tool after the stall"),
+        ],
+        20_000,
+      );
+    },
+  },
+  {
     name: "401",
     expect: "error",
     requests: 1,
@@ -261,35 +331,59 @@ const FAULTS: Fault[] = [
   },
 ];
 
+/**
+ * One fault: what went wrong (nothing: it ended as it should and the session is consistent). The session
+ * is then continued (`-r <id> -p …`) against a strict server, which refuses a tool call without its
+ * result and the reverse.
+ */
+async function tryFault(fault: Fault): Promise<string[]> {
+  const box = sandbox();
+  const { run, requests } = await fault.run(box);
+  const problems: string[] = [];
+  const result = jsonLines(run.stdout).find((line) => line.type === "result");
+  if (run.hung) problems.push("hung");
+  if (STACK_TRACE.test(run.stderr)) problems.push("stack trace");
+  if (fault.expect === "retried" && run.code !== 0)
+    problems.push(`exit ${run.code}: ${run.stderr.slice(0, 200)}`);
+  if (fault.expect === "error") {
+    if (run.code !== 1) problems.push(`exit ${run.code}, expected 1`);
+    const errorLines = run.stderr.split("\n").filter((line) => /^arbor: (error|aborted)/.test(line));
+    const said = `${errorLines.join("\n")}\n${String(result?.error ?? "")}`;
+    if (errorLines.length > 1) problems.push(`${errorLines.length} error lines`);
+    if (fault.message !== undefined && !fault.message.test(said))
+      problems.push(`unclear: ${JSON.stringify(said)}`);
+  }
+  if (fault.notice !== undefined && !fault.notice.test(run.stderr))
+    problems.push(`stderr does not say ${fault.notice}: ${JSON.stringify(run.stderr.slice(0, 300))}`);
+  if (fault.requests !== undefined && requests !== fault.requests)
+    problems.push(`${requests} requests, expected ${fault.requests}`);
+  const session = jsonLines(run.stdout).find((line) => line.type === "session");
+  const id = String(session?.id ?? session?.sessionId ?? "");
+  if (id === "") return problems;
+  const found = await reopen(libraryStore(JSONL, box), id);
+  if (found.error !== undefined) problems.push(`session does not open: ${found.error}`);
+  problems.push(...found.orphans);
+  if (found.missing) return problems;
+  const strict = await startStrictServer({ answer: "Continued." });
+  try {
+    const resumed = await runArbor(box, ["-r", id, "-p", "continue", ...serverFlags(strict)]);
+    if (resumed.code !== 0 || resumed.stdout.trim() !== "Continued.")
+      problems.push(`-r: exit ${resumed.code}: ${resumed.stderr.slice(0, 200)}`);
+    if (strict.violations.length > 0)
+      problems.push(`-r sent an invalid request: ${strict.violations.join("; ")}`);
+  } finally {
+    await strict.close();
+  }
+  return problems;
+}
+
 describe("provider faults", () => {
-  it(`${FAULTS.length} faults: retried and succeeded, or one clear error with exit 1`, async () => {
+  it(`${FAULTS.length} faults: retried and succeeded, or one clear error with exit 1; the session continues`, async () => {
+    // The faults are independent (each its own server and home): CONCURRENCY at a time.
+    const outcomes = await inParallel(FAULTS, CONCURRENCY, tryFault);
     const failures: string[] = [];
-    for (const fault of FAULTS) {
-      const box = sandbox();
-      const { run, requests } = await fault.run(box);
-      const problems: string[] = [];
-      const result = jsonLines(run.stdout).find((line) => line.type === "result");
-      if (run.hung) problems.push("hung");
-      if (STACK_TRACE.test(run.stderr)) problems.push("stack trace");
-      if (fault.expect === "retried" && run.code !== 0)
-        problems.push(`exit ${run.code}: ${run.stderr.slice(0, 200)}`);
-      if (fault.expect === "error") {
-        if (run.code !== 1) problems.push(`exit ${run.code}, expected 1`);
-        const errorLines = run.stderr.split("\n").filter((line) => /^arbor: (error|aborted)/.test(line));
-        const said = `${errorLines.join("\n")}\n${String(result?.error ?? "")}`;
-        if (errorLines.length > 1) problems.push(`${errorLines.length} error lines`);
-        if (fault.message !== undefined && !fault.message.test(said))
-          problems.push(`unclear: ${JSON.stringify(said)}`);
-      }
-      if (fault.requests !== undefined && requests !== fault.requests)
-        problems.push(`${requests} requests, expected ${fault.requests}`);
-      const session = jsonLines(run.stdout).find((line) => line.type === "session");
-      const id = String(session?.id ?? session?.sessionId ?? "");
-      if (id !== "") {
-        const found = await reopen(libraryStore(JSONL, box), id);
-        if (found.error !== undefined) problems.push(`session does not open: ${found.error}`);
-        problems.push(...found.orphans);
-      }
+    for (const [index, fault] of FAULTS.entries()) {
+      const problems = outcomes[index] ?? [];
       if (problems.length > 0) failures.push(`${fault.name}: ${problems.join("; ")}`);
       record({
         category: "provider faults",

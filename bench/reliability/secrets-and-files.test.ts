@@ -11,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   arborCommand,
   type Box,
+  CONCURRENCY,
   filesUnder,
   finished,
+  inParallel,
   jsonLines,
   type Run,
   record,
@@ -76,53 +78,56 @@ async function untilDead(pid: number): Promise<void> {
 describe("secrets and files", () => {
   it("a key by flag or by environment is never stored, exported or shown to a tool", async () => {
     const failures: string[] = [];
-    for (const how of ["flag", "env"] as const) {
-      for (const store of storesUnderTest()) {
-        const box = sandbox();
-        const flags = [...store.flags(box), "--base-url", leaky.url, "--model", "wire-model"];
-        const keyArgs = how === "flag" ? ["--api-key", FLAG_KEY] : [];
-        const env: Record<string, string> =
-          how === "env" ? { OPENAI_API_KEY: ENV_KEY, ANTHROPIC_API_KEY: ENV_KEY, VLLM_API_KEY: ENV_KEY } : {};
-        const cassette = join(box.cwd, "cassette.jsonl");
-        const run = await runWithUmask(
+    const combinations = (["flag", "env"] as const).flatMap((how) =>
+      storesUnderTest().map((store) => ({ how, store })),
+    );
+    // Each combination in its own home, CONCURRENCY at a time.
+    await inParallel(combinations, CONCURRENCY, async ({ how, store }) => {
+      const box = sandbox();
+      const flags = [...store.flags(box), "--base-url", leaky.url, "--model", "wire-model"];
+      const keyArgs = how === "flag" ? ["--api-key", FLAG_KEY] : [];
+      const env: Record<string, string> =
+        how === "env" ? { OPENAI_API_KEY: ENV_KEY, ANTHROPIC_API_KEY: ENV_KEY, VLLM_API_KEY: ENV_KEY } : {};
+      const cassette = join(box.cwd, "cassette.jsonl");
+      const run = await runWithUmask(
+        box,
+        ["-p", "print the environment", "--mode", "json", "--record", cassette, ...keyArgs, ...flags],
+        env,
+      );
+      if (run.code !== 0)
+        failures.push(`${how}/${store.name}: exit ${run.code}: ${run.stderr.slice(0, 200)}`);
+      const output = jsonLines(run.stdout);
+      const id = String(output.find((line) => line.type === "session")?.id ?? "");
+      const toolOutput = JSON.stringify(output.filter((line) => String(line.type).startsWith("tool")));
+      if (!toolOutput.includes("key=")) failures.push(`${how}/${store.name}: the tool did not run`);
+      const texts = [run.stdout, run.stderr];
+      for (const format of ["html", "md", "jsonl"]) {
+        const exported = await runArbor(
           box,
-          ["-p", "print the environment", "--mode", "json", "--record", cassette, ...keyArgs, ...flags],
-          env,
+          ["sessions", ...store.flags(box), "export", id, "--format", format],
+          { env },
         );
-        if (run.code !== 0)
-          failures.push(`${how}/${store.name}: exit ${run.code}: ${run.stderr.slice(0, 200)}`);
-        const output = jsonLines(run.stdout);
-        const id = String(output.find((line) => line.type === "session")?.id ?? "");
-        const toolOutput = JSON.stringify(output.filter((line) => String(line.type).startsWith("tool")));
-        if (!toolOutput.includes("key=")) failures.push(`${how}/${store.name}: the tool did not run`);
-        const texts = [run.stdout, run.stderr];
-        for (const format of ["html", "md", "jsonl"]) {
-          const exported = await runArbor(
-            box,
-            ["sessions", ...store.flags(box), "export", id, "--format", format],
-            { env },
-          );
-          if (exported.code !== 0)
-            failures.push(`${how}/${store.name}: export ${format} exit ${exported.code}`);
-          texts.push(exported.stdout, exported.stderr);
-        }
-        for (const file of [...filesUnder(box.home), ...filesUnder(box.cwd)]) {
-          if (!file.directory) texts.push(readFileSync(file.path, "latin1"));
-        }
-        const leaked = contains(texts.join("\n"), [FLAG_KEY, ENV_KEY]);
-        if (leaked.length > 0) failures.push(`${how}/${store.name}: the key appears`);
-        // Store files 0600, directories 0700, under umask 000 (sessions, .lock, .torn, .locks, databases).
-        const stored =
-          store.name === "jsonl"
-            ? filesUnder(join(box.home, "sessions"))
-            : filesUnder(box.home).filter((f) => f.path.includes("sessions.db"));
-        for (const file of stored) {
-          const want = file.directory ? 0o700 : 0o600;
-          if (file.mode !== want)
-            failures.push(`${how}/${store.name}: ${file.path} has mode ${file.mode.toString(8)}`);
-        }
+        if (exported.code !== 0)
+          failures.push(`${how}/${store.name}: export ${format} exit ${exported.code}`);
+        texts.push(exported.stdout, exported.stderr);
       }
-    }
+      for (const file of [...filesUnder(box.home), ...filesUnder(box.cwd)]) {
+        if (!file.directory) texts.push(readFileSync(file.path, "latin1"));
+      }
+      const leaked = contains(texts.join("\n"), [FLAG_KEY, ENV_KEY]);
+      if (leaked.length > 0) failures.push(`${how}/${store.name}: the key appears`);
+      // Store files 0600, directories 0700, under umask 000 (sessions, .lock, .torn, .locks, databases).
+      const stored =
+        store.name === "jsonl"
+          ? filesUnder(join(box.home, "sessions"))
+          : filesUnder(box.home).filter((f) => f.path.includes("sessions.db"));
+      for (const file of stored) {
+        const want = file.directory ? 0o700 : 0o600;
+        if (file.mode !== want)
+          failures.push(`${how}/${store.name}: ${file.path} has mode ${file.mode.toString(8)}`);
+      }
+    });
+    failures.sort();
     record({
       category: "secrets and files",
       kind: "fake key by flag and env: sessions, locks, cassette, exports, tool output; modes under umask 000",

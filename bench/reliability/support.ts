@@ -310,23 +310,41 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** Runs `work` over `items` with at most `limit` at a time. */
-export async function inParallel<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
+/**
+ * A gate that lets at most `limit` pieces of work run at once, in the order they asked: one gate shared by
+ * the tests of a file (run with `it.concurrent`) bounds the processes they start together.
+ */
+export function limiter(limit: number): <R>(work: () => Promise<R>) => Promise<R> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) running--;
+      else next();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
+
+/** Runs `work` over `items` with at most `limit` at a time (or through a shared {@link limiter}). */
+export function inParallel<T, R>(
+  items: readonly T[],
+  limit: number | (<S>(work: () => Promise<S>) => Promise<S>),
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const gate = typeof limit === "number" ? limiter(limit) : limit;
+  return Promise.all(items.map((item) => gate(() => work(item))));
+}
+
+/**
+ * How many `arbor` trials a file runs at once (`RELIABILITY_CONCURRENCY`, default 4): the trials mostly
+ * wait (on slowed streams, retries, a kill's moment), so more than the 2 cores keeps them busy.
+ */
+export const CONCURRENCY = Math.max(1, Number(process.env.RELIABILITY_CONCURRENCY) || 4);
 
 /** The store URLs the suite covers: JSONL always, SQLite always, PostgreSQL with `DATABASE_URL`. */
 export interface StoreUnderTest {

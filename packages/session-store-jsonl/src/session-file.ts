@@ -9,6 +9,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  linkSync,
   openSync,
   readFileSync,
   type Stats,
@@ -103,29 +104,27 @@ export class SessionFile {
   }
 
   /**
-   * Creates the file holding `line` (the header) with O_EXCL, mode 0600, durably; the caller holds the
-   * lock. Returns false when a file of that name exists.
+   * Creates the file holding `line` (the header) exclusively (a hard link of a written temporary file,
+   * so it never appears empty), mode 0600, durably; the caller holds the lock. Returns false when a file
+   * of that name exists.
    */
   create(line: Buffer): boolean {
-    let fd: number;
-    try {
-      fd = openSync(
-        this.path,
-        constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
-        0o600,
-      );
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw error;
-    }
+    // The header is written to a temporary name first and linked into place (link fails when the name
+    // exists), so no reader ever finds the session's file without its header.
+    const temporary = `${this.path}.creating-${process.pid}`;
+    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND;
+    const fd = openSync(temporary, flags, 0o600);
     try {
       writeAll(fd, line);
       if (this.context.durable) fsyncSync(fd);
+      linkSync(temporary, this.path);
     } catch (error) {
       closeSync(fd);
-      unlinkSync(this.path);
+      unlinkSync(temporary);
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw error;
     }
+    unlinkSync(temporary);
     if (this.context.durable) syncDirectory(dirname(this.path));
     this.open(fd);
     this.settle(line.length, emptyTally());

@@ -28,6 +28,8 @@ export type OpenAIWireReply =
       frameDelayMs?: number;
       /** Destroy the socket after this many frames (a mid-stream disconnect). */
       disconnectAfter?: number;
+      /** Stop sending after this many frames, keeping the connection open (a stalled stream). */
+      stallAfter?: number;
     }
   | { kind: "json"; status: number; body: unknown; headers?: Record<string, string> }
   | ((request: OpenAIWireRequest) => OpenAIWireReply);
@@ -90,7 +92,7 @@ async function writeSse(
     "x-request-id": "req_test",
     ...reply.headers,
   });
-  const limit = reply.disconnectAfter ?? reply.frames.length;
+  const limit = reply.disconnectAfter ?? reply.stallAfter ?? reply.frames.length;
   const frames = reply.frames.slice(0, limit);
   if (!reply.frameDelayMs) {
     if (frames.length > 0) response.write(frames.join(""));
@@ -100,6 +102,11 @@ async function writeSse(
       if (response.destroyed || response.writableEnded) return;
       response.write(frame);
     }
+  }
+  if (reply.stallAfter !== undefined && reply.disconnectAfter === undefined) {
+    // Headers (and the frames before the stall) sent; nothing more until the client gives up.
+    response.flushHeaders();
+    return;
   }
   if (reply.disconnectAfter !== undefined) {
     // Let the written frames reach the client, then cut the connection mid-body.
