@@ -10,7 +10,8 @@
  *    `transpileModule`), and type-checks the blocks against the installed packages under
  *    `moduleResolution` `node16` and `bundler`, without `skipLibCheck`.
  * 4. `npm i -g --prefix <temp>` the CLI tarball, checks its runtime dependencies are exactly the packages the
- *    bundle imports, runs `arbor --version`, `arbor --provider scripted -p help` and `arbor demo` (which says
+ *    bundle imports, runs `arbor --version`, `arbor --provider scripted -p help`, a prompt template with
+ *    frontmatter (the YAML parser the bundle loads on demand) and `arbor demo` (which says
  *    the demo comes with a clone), and reports its size.
  *
  * Usage: `tsx scripts/pack-check.ts` (after `turbo run build`). The PostgreSQL store's snippet needs
@@ -367,6 +368,20 @@ if (cli && cliTarball) {
     });
     if (help.status === 0 && help.stdout.trim() === "")
       fail("arbor --provider scripted -p help printed nothing");
+    // A prompt template with YAML frontmatter: the bundle loads its YAML parser on demand.
+    const project = join(work, "template-project");
+    mkdirSync(join(project, ".arbor", "prompts"), { recursive: true });
+    writeFileSync(
+      join(project, ".arbor", "prompts", "greet.md"),
+      "---\ndescription: greet someone\n---\nSay hello to $1.\n",
+    );
+    const template = run(arbor, ["--provider", "scripted", "--no-session", "-p", "/greet Ada"], {
+      cwd: project,
+      env: cliEnv,
+      what: "arbor -p /greet Ada (a prompt template with frontmatter)",
+    });
+    if (template.status === 0 && template.stderr.includes("frontmatter"))
+      fail(`a prompt template's frontmatter was refused by the installed CLI: ${template.stderr.trim()}`);
     // The web demo comes with a clone, not with the CLI: `arbor demo` says so (exit 1), without a stack trace.
     const demo = spawnSync(arbor, ["demo", "--port", "0"], {
       cwd: app,

@@ -57,8 +57,7 @@ export async function parseFrontmatter(text: string): Promise<Frontmatter> {
   const body = stripLeadingBlankLines(text.slice(match[0].length));
   let value: unknown;
   try {
-    const { parse } = await import("yaml");
-    value = parse(match[1] ?? "");
+    value = (await loadYamlParse())(match[1] ?? "");
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return { present: true, attributes: {}, body, error: `invalid YAML frontmatter: ${message}` };
@@ -68,6 +67,19 @@ export async function parseFrontmatter(text: string): Promise<Frontmatter> {
     return { present: true, attributes: {}, body, error: "the frontmatter is not a mapping of fields" };
   }
   return { present: true, attributes: value as Record<string, unknown>, body };
+}
+
+type YamlModule = typeof import("yaml");
+
+/**
+ * The `yaml` package's `parse`, imported on first use. A bundler that turns the package into CommonJS
+ * (the CLI's bundle does) hands the module over as its `default` export, so both shapes are accepted.
+ */
+async function loadYamlParse(): Promise<YamlModule["parse"]> {
+  const loaded = (await import("yaml")) as Partial<YamlModule> & { default?: YamlModule };
+  const parse = loaded.parse ?? loaded.default?.parse;
+  if (typeof parse !== "function") throw new Error("the yaml package has no parse function");
+  return parse;
 }
 
 function stripLeadingBlankLines(text: string): string {
