@@ -33,9 +33,9 @@ let loaded: Promise<PiModule | { skipped: string }> | undefined;
 
 /** The installed package's folder, installing it first when needed; or why it cannot be. */
 export function piPackageDir(): string | { skipped: string } {
+  if (process.env.ARBOR_BENCH_NO_PI === "1") return { skipped: "ARBOR_BENCH_NO_PI=1" };
   const dir = join(PI_HOME, "node_modules", ...PACKAGE.split("/"));
   if (existsSync(join(dir, "package.json"))) return dir;
-  if (process.env.ARBOR_BENCH_NO_PI === "1") return { skipped: "ARBOR_BENCH_NO_PI=1" };
   mkdirSync(PI_HOME, { recursive: true });
   const npm = spawnSync(
     "npm",
