@@ -3,23 +3,13 @@
  * committed end of the file, and the operations that need the lock (create, append, repair a torn
  * tail, migrate an old format).
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  type Stats,
-  unlinkSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, readFileSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { type SessionEntry, SessionLockedError, SessionNotFoundError } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
 import { AppendBuffer } from "./append-buffer.js";
 import { type EncodedBatch, emptyTally, encodeBatch, type SessionTally } from "./batch-format.js";
+import { createFilled } from "./create-filled.js";
 import { moveTornTail, syncDirectory, tornSidecarPath, writeAll } from "./durability.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrateSessionBytes, replaceWithBackup } from "./migration.js";
@@ -104,27 +94,12 @@ export class SessionFile {
   }
 
   /**
-   * Creates the file holding `line` (the header) exclusively (a hard link of a written temporary file,
-   * so it never appears empty), mode 0600, durably; the caller holds the lock. Returns false when a file
-   * of that name exists.
+   * Creates the file holding `line` (the header) exclusively, never visible empty ({@link createFilled}),
+   * mode 0600, durably; the caller holds the lock. Returns false when a file of that name exists.
    */
   create(line: Buffer): boolean {
-    // The header is written to a temporary name first and linked into place (link fails when the name
-    // exists), so no reader ever finds the session's file without its header.
-    const temporary = `${this.path}.creating-${process.pid}`;
-    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND;
-    const fd = openSync(temporary, flags, 0o600);
-    try {
-      writeAll(fd, line);
-      if (this.context.durable) fsyncSync(fd);
-      linkSync(temporary, this.path);
-    } catch (error) {
-      closeSync(fd);
-      unlinkSync(temporary);
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw error;
-    }
-    unlinkSync(temporary);
+    const fd = createFilled(this.path, line, this.context.durable);
+    if (fd === undefined) return false;
     if (this.context.durable) syncDirectory(dirname(this.path));
     this.open(fd);
     this.settle(line.length, emptyTally());

@@ -8,9 +8,10 @@
  * another time: a reused pid) is stale and taken over; a takeover is itself guarded by an O_EXCL
  * `<file>.lock.takeover` file so two processes never both take one lock.
  */
-import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { SessionLockedError } from "@arbor/session-store";
+import { createFilled } from "./create-filled.js";
 
 /** What a lock file holds. */
 export interface LockInfo {
@@ -126,23 +127,10 @@ function removeIfOurs(lockPath: string, info: LockInfo): void {
 }
 
 function tryCreate(lockPath: string, info: LockInfo): boolean {
-  // Written under a temporary name and linked into place (link fails when the lock exists), so another
-  // process never reads a lock file that is still empty and takes it for an unreadable holder.
-  const temporary = `${lockPath}.${process.pid}.tmp`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(info)}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temporary, lockPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  } finally {
-    unlinkSync(temporary);
-  }
+  // Never visible empty, so another process never takes a lock being written for an unreadable holder.
+  const fd = createFilled(lockPath, Buffer.from(`${JSON.stringify(info)}\n`), false);
+  if (fd === undefined) return false;
+  closeSync(fd);
   return true;
 }
 
