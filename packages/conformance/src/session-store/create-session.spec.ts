@@ -43,17 +43,17 @@ export function createSessionSpec<TStore extends SessionStore>(suite: SessionSto
           await other.createSession(makeHeader());
           await store.listSessions({ cwd: header.cwd });
           await other.listSessions({ cwd: header.cwd });
-          const results = await Promise.allSettled([
-            store.createSession(header),
-            other.createSession({ ...header, timestamp: at(99), metadata: { title: "second" } }),
-          ]);
+          const rival = { ...header, timestamp: at(99), metadata: { title: "second" } };
+          const results = await Promise.allSettled([store.createSession(header), other.createSession(rival)]);
           expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
           const rejected = results.find((result) => result.status === "rejected");
           expect((rejected as PromiseRejectedResult).reason).toMatchObject({ code: "session_exists" });
+          // Either instance may win the race; both must then read the winner's header, never a mix.
+          const winner = results[0].status === "fulfilled" ? header : rival;
           const page = await other.listSessions({ cwd: header.cwd });
           expect(page.sessions.map((summary) => summary.id)).toEqual([header.id]);
-          expect((await other.readSession(header.id)).header).toEqual(asStored(header));
-          expect((await store.readSession(header.id)).header).toEqual(asStored(header));
+          expect((await other.readSession(header.id)).header).toEqual(asStored(winner));
+          expect((await store.readSession(header.id)).header).toEqual(asStored(winner));
         } finally {
           await other.close?.();
         }
