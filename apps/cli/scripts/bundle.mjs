@@ -48,6 +48,10 @@ await build({
   banner: {
     js: 'import { createRequire as __arborCreateRequire } from "node:module"; const require = __arborCreateRequire(import.meta.url);',
   },
+  // Less text to decode and parse on every start (~7% of a print answer's time): whitespace and syntax
+  // are minified; identifiers are kept, so stack traces still name the functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: "none",
   logLevel: "warning",
 });
