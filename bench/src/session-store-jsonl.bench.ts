@@ -588,6 +588,64 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
         : "";
     lines.push(`${floorRow(variant.label, elapsed)}   ${value.toFixed(2)}x ${against}${goal}${serial}`);
   }
+  const interleaved: number[] = [];
+  for (let round = 0; round < APPEND_ROUNDS; round++) {
+    const source = linearEntries(batches * 2 * SAVE_POINT);
+    const all = Array.from({ length: batches * 2 }, () =>
+      Array.from({ length: SAVE_POINT }, () => source.next().value as SessionEntry),
+    );
+    collect();
+    interleaved.push(await interleavedCpuPath(join(home, `interleaved-${round}`), all));
+  }
+  lines.push(
+    `  ${`"flush", one at a time, taking turns with the CPU floor every ${INTERLEAVE} batches`.padEnd(54)} ` +
+      `${median(interleaved).toFixed(2).padStart(10)}x the CPU floor (median of ${APPEND_ROUNDS} rounds of ${batches * 2} batches: the store's own cost, drift cancelled)`,
+  );
+}
+
+/** Batches per turn in {@link interleavedCpuPath}: short enough that the machine's drift hits both alike. */
+const INTERLEAVE = 5;
+
+/**
+ * The store's CPU path against the CPU floor, measured finely: `"flush"` appends one batch at a time and
+ * the floor (stringify + one write per batch) take turns every {@link INTERLEAVE} batches, over the same
+ * batches, so a slower moment of a shared machine costs both the same. Returns the floor's total time
+ * divided by the store's.
+ */
+async function interleavedCpuPath(home: string, all: readonly SessionEntry[][]): Promise<number> {
+  const store = new JsonlSessionStore({ home, durability: "flush" });
+  const id = "append-interleaved";
+  await store.createSession({
+    type: "session",
+    version: 3,
+    id,
+    timestamp: timestamp(),
+    cwd: "/bench/append",
+  });
+  const fd = openSync(join(home, "raw-interleaved.jsonl"), "a");
+  let storeMs = 0;
+  let floorMs = 0;
+  for (let index = 0; index < all.length; index += INTERLEAVE) {
+    const turn = all.slice(index, index + INTERLEAVE);
+    const storeFirst = (index / INTERLEAVE) % 2 === 0;
+    for (const side of storeFirst ? ["store", "floor"] : ["floor", "store"]) {
+      const start = performance.now();
+      if (side === "store") {
+        for (const batch of turn) await store.appendEntries(id, batch);
+        storeMs += performance.now() - start;
+      } else {
+        for (const batch of turn) {
+          let text = "";
+          for (const entry of batch) text += `${JSON.stringify(entry)}\n`;
+          writeSync(fd, text);
+        }
+        floorMs += performance.now() - start;
+      }
+    }
+  }
+  closeSync(fd);
+  await store.close();
+  return floorMs / storeMs;
 }
 
 /**
