@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { findSessionFiles } from "./layout.js";
+import { findSessionFile } from "./layout.js";
 import { acquireLock, releaseLock } from "./session-lock.js";
 
 /** The folder of the creation locks, inside the sessions directory. */
@@ -36,8 +36,8 @@ export function createExclusively(
   const lockPath = creationLockPath(sessionsDirectory, sessionId);
   acquireLock(lockPath, owner, sessionId);
   try {
-    const existing = findSessionFiles(sessionsDirectory).find((found) => found.sessionId === sessionId);
-    if (existing !== undefined) return existing.path;
+    const existing = findSessionFile(sessionsDirectory, sessionId);
+    if (existing !== undefined) return existing;
     create();
     return undefined;
   } finally {

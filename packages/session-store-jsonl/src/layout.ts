@@ -83,7 +83,7 @@ export interface SessionFileLocation {
 /** Every session file under `<sessionsDirectory>/*\/`, or only under one directory name. */
 export function findSessionFiles(sessionsDirectory: string, onlyDirectory?: string): SessionFileLocation[] {
   const found: SessionFileLocation[] = [];
-  const directories = onlyDirectory === undefined ? listDirectory(sessionsDirectory) : [onlyDirectory];
+  const directories = onlyDirectory === undefined ? workingDirectories(sessionsDirectory) : [onlyDirectory];
   for (const directory of directories) {
     const directoryPath = join(sessionsDirectory, directory);
     for (const fileName of listDirectory(directoryPath)) {
@@ -92,6 +92,29 @@ export function findSessionFiles(sessionsDirectory: string, onlyDirectory?: stri
     }
   }
   return found;
+}
+
+/**
+ * The path of the first file of `sessionId` under `<sessionsDirectory>/*\/` (in directory order, as
+ * {@link SessionPathIndex} picks it), or undefined. Reads every directory but builds nothing for the other
+ * files: creating a session looks once in a home of thousands.
+ */
+export function findSessionFile(sessionsDirectory: string, sessionId: string): string | undefined {
+  const ending = `_${sessionId}${SESSION_FILE_SUFFIX}`;
+  for (const directory of workingDirectories(sessionsDirectory)) {
+    const directoryPath = join(sessionsDirectory, directory);
+    for (const fileName of listDirectory(directoryPath)) {
+      if (fileName.endsWith(ending) && sessionIdOfFileName(fileName) === sessionId) {
+        return join(directoryPath, fileName);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The working directories' folders: every entry of the sessions directory but the store's own (`.locks`, …). */
+function workingDirectories(sessionsDirectory: string): string[] {
+  return listDirectory(sessionsDirectory).filter((name) => !name.startsWith("."));
 }
 
 function listDirectory(path: string): string[] {
@@ -110,20 +133,18 @@ function listDirectory(path: string): string[] {
  */
 export class SessionPathIndex {
   private readonly paths = new Map<string, string>();
-  private scanned = false;
   private pinned = false;
 
   constructor(private readonly sessionsDirectory: string) {}
 
   /**
    * The path of a session, or undefined when it does not exist. The directories are scanned on the
-   * first lookup, and again on a miss unless `rescanOnMiss` is false (creation checks skip the
-   * rescan so that creating n sessions never costs n directory scans).
+   * first lookup and again on a miss, unless `scan` is false: then only the sessions seen so far are
+   * looked at (a creation makes its own look, under its lock: see `createExclusively`).
    */
-  find(sessionId: string, rescanOnMiss = true): string | undefined {
+  find(sessionId: string, scan = true): string | undefined {
     const known = this.paths.get(sessionId);
-    if (known !== undefined) return known;
-    if (this.scanned && !rescanOnMiss) return undefined;
+    if (known !== undefined || !scan) return known;
     this.rescan();
     return this.paths.get(sessionId);
   }
@@ -137,7 +158,6 @@ export class SessionPathIndex {
   pin(sessionId: string, path: string): void {
     this.paths.clear();
     this.paths.set(sessionId, path);
-    this.scanned = true;
     this.pinned = true;
   }
 
@@ -160,6 +180,5 @@ export class SessionPathIndex {
       // Two files with one id (a copy): the first in directory order wins, consistently.
       if (!this.paths.has(sessionId)) this.paths.set(sessionId, path);
     }
-    this.scanned = true;
   }
 }
