@@ -19,6 +19,7 @@ import {
   runArbor,
   STACK_TRACE,
   type StoreUnderTest,
+  type StrictServer,
   sandbox,
   savedIds,
   seeded,
