@@ -389,15 +389,8 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
     times.durable.push(performance.now() - start);
     closeSync(durableFd);
     for (const [index, variant] of APPEND_VARIANTS.entries()) {
-      const store = new JsonlSessionStore({ home, durability: variant.durability });
       const id = `append-${variant.durability}-${variant.inFlight}-${round}`;
-      await store.createSession({
-        type: "session",
-        version: 3,
-        id,
-        timestamp: timestamp(),
-        cwd: "/bench/append",
-      });
+      const store = await appendSession(home, variant.durability, id);
       const all = makeBatches();
       collect();
       start = performance.now();
@@ -455,6 +448,23 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
   );
 }
 
+/** A store over `home` with an empty session `id` to append to. */
+async function appendSession(
+  home: string,
+  durability: "fsync" | "flush",
+  id: string,
+): Promise<JsonlSessionStore> {
+  const store = new JsonlSessionStore({ home, durability });
+  await store.createSession({
+    type: "session",
+    version: 3,
+    id,
+    timestamp: timestamp(),
+    cwd: "/bench/append",
+  });
+  return store;
+}
+
 /** Batches per turn in {@link interleavedCpuPath}: short enough that the machine's drift hits both alike. */
 const INTERLEAVE = 5;
 
@@ -465,15 +475,8 @@ const INTERLEAVE = 5;
  * divided by the store's.
  */
 async function interleavedCpuPath(home: string, all: readonly SessionEntry[][]): Promise<number> {
-  const store = new JsonlSessionStore({ home, durability: "flush" });
   const id = "append-interleaved";
-  await store.createSession({
-    type: "session",
-    version: 3,
-    id,
-    timestamp: timestamp(),
-    cwd: "/bench/append",
-  });
+  const store = await appendSession(home, "flush", id);
   const fd = openSync(join(home, "raw-interleaved.jsonl"), "a");
   let storeMs = 0;
   let floorMs = 0;
