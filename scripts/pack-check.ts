@@ -31,7 +31,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -248,15 +248,38 @@ for (const pkg of libraries) {
   }
 }
 
-/** The packages an esbuild bundle loads: its `import … from "x"` lines and `import("x")` calls. */
-function bundleImports(bundle: string): string[] {
+/** The part of esbuild's API {@link bundleImports} uses. */
+interface EsbuildBuild {
+  build(options: Record<string, unknown>): Promise<{
+    metafile: { inputs: Record<string, { imports: { path: string; external?: boolean }[] }> };
+  }>;
+}
+
+/**
+ * The packages a bundle's files import, statically or with `import()`: read by esbuild, the bundler that
+ * wrote them (the bundle is minified, one statement after another on a line), Node's built-ins left out.
+ */
+async function bundleImports(files: string[]): Promise<string[]> {
+  // esbuild is the CLI's devDependency, not the repository root's: resolved from there.
+  const esbuild = createRequire(join(root, "apps/cli/package.json"))("esbuild") as EsbuildBuild;
+  const { metafile } = await esbuild.build({
+    entryPoints: files,
+    bundle: true,
+    write: false,
+    metafile: true,
+    outdir: join(work, "bundle-imports"),
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    logLevel: "silent",
+  });
   const found = new Set<string>();
-  const statics = bundle.matchAll(/^\s*(?:import|export)\s+(?:[^;"]*?\s+from\s+)?"([^"]+)";?\s*$/gm);
-  for (const match of [...statics, ...bundle.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)]) {
-    const specifier = match[1]!;
-    if (specifier.startsWith("node:") || specifier.startsWith(".")) continue;
-    const parts = specifier.split("/");
-    found.add(specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!);
+  for (const input of Object.values(metafile.inputs)) {
+    for (const { path, external } of input.imports) {
+      if (!external || isBuiltin(path)) continue;
+      const parts = path.split("/");
+      found.add(path.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!);
+    }
   }
   return [...found].sort();
 }
@@ -345,10 +368,9 @@ if (cli && cliTarball) {
       version: string;
       dependencies?: Record<string, string>;
     };
-    const bundle = readdirSync(join(installed, "dist"))
-      .map((file) => readFileSync(join(installed, "dist", file), "utf8"))
-      .join("\n");
-    const imported = bundleImports(bundle);
+    const imported = await bundleImports(
+      readdirSync(join(installed, "dist")).map((file) => join(installed, "dist", file)),
+    );
     const declared = Object.keys(manifest.dependencies ?? {}).sort();
     if (imported.join(",") !== declared.join(",")) {
       fail(
