@@ -9,8 +9,10 @@
  * scripted`) and from the real providers — Anthropic and OpenAI through their official SDKs — talking to the
  * local wire servers of `@internal/conformance` (`arbor -p hi --provider anthropic --base-url <server>`);
  * the pi agent needs 807 ms and ~1.0–1.9 s (bare node: 61 ms). For the wire-server rows the time from the
- * spawn to the server receiving the request is reported too. `--mode json` ≤ 3 bytes per character of a
- * 2,000-word answer (the pi agent: 435).
+ * spawn to the server receiving the request is reported too, and their floors are measured in the same
+ * rounds: the same request through Node's `fetch` alone and through each SDK alone (bundled like `arbor`;
+ * see `sdk-floors.ts`), so a wire row's excess over its floor is what Arbor itself adds. `--mode json` ≤ 3
+ * bytes per character of a 2,000-word answer (the pi agent: 435).
  *
  * The processes are started with the asynchronous `spawn`: the wire servers live in this process's event
  * loop, which a `spawnSync` would block.
@@ -37,6 +39,7 @@ import {
 } from "@internal/conformance";
 import type { Bench } from "./bench.js";
 import { ms } from "./measure.js";
+import { buildSdkFloors } from "./sdk-floors.js";
 
 const CLI = fileURLToPath(new URL("../../apps/cli/dist/arbor.js", import.meta.url));
 const COMPARE_CLI = process.env.ARBOR_BENCH_COMPARE_CLI;
@@ -51,6 +54,8 @@ interface Command {
   env?: NodeJS.ProcessEnv;
   /** The wire server whose request times are reported for this command. */
   server?: WireClock;
+  /** The row this one's time is compared with: the same answer through the SDK alone. */
+  floor?: string;
 }
 
 /** When each request reached a wire server (`performance.now()`), in arrival order. */
@@ -116,7 +121,8 @@ const bench: Bench = {
     if (!existsSync(CLI)) return [`skipped: ${CLI} does not exist; run \`pnpm build\` first.`];
     const root = mkdtempSync(join(tmpdir(), "arbor-cli-bench-"));
     const rounds = RUNS + 1;
-    const repliesPerServer = rounds * (COMPARE_CLI === undefined ? 1 : 2);
+    // Each round: the floors (two on the Anthropic server), then Arbor (and the compared build).
+    const repliesPerServer = rounds * (COMPARE_CLI === undefined ? 3 : 4);
     const anthropic = await startFakeAnthropicServer(
       Array.from({ length: repliesPerServer }, () => ({
         kind: "stream" as const,
@@ -134,6 +140,9 @@ const bench: Bench = {
     };
     const anthropicClock = clockOf(anthropic.requests);
     const openaiClock = clockOf(openai.requests);
+    const floors = await buildSdkFloors(join(root, "floors"));
+    const ANTHROPIC_FLOOR = "node + @anthropic-ai/sdk alone, same request (floor)";
+    const OPENAI_FLOOR = "node + openai SDK alone, same request (floor)";
     /** The print-mode rows of one build. */
     const printRows = (cli: string, label: string): Command[] => [
       {
@@ -147,6 +156,7 @@ const bench: Bench = {
         env: { ANTHROPIC_API_KEY: "sk-ant-fake" },
         server: anthropicClock,
         goalMs: 300,
+        floor: ANTHROPIC_FLOOR,
       },
       {
         name: `arbor -p hi --provider openai --base-url <wire server>${label}`,
@@ -154,12 +164,20 @@ const bench: Bench = {
         env: { OPENAI_API_KEY: "sk-fake" },
         server: openaiClock,
         goalMs: 300,
+        floor: OPENAI_FLOOR,
       },
     ];
     const commands: Command[] = [
       { name: 'node -e "" (baseline)', args: ["-e", ""] },
       { name: "arbor --version", args: [CLI, "--version"], goalMs: 150 },
       { name: "arbor --help", args: [CLI, "--help"] },
+      {
+        name: "node: fetch one answer from the wire server (no SDK)",
+        args: [floors.fetch, anthropic.url],
+        server: anthropicClock,
+      },
+      { name: ANTHROPIC_FLOOR, args: [floors.anthropic, anthropic.url], server: anthropicClock },
+      { name: OPENAI_FLOOR, args: [floors.openai, openai.url], server: openaiClock },
       ...printRows(CLI, ""),
       {
         name: "arbor -p hi --provider scripted --no-session --no-tools",
@@ -189,8 +207,10 @@ const bench: Bench = {
         `${RUNS} runs each, round-robin; median (fastest), and the median's ratio to bare node's median.`,
         "Request at: median time from the spawn to the wire server receiving the request.",
         "",
-        "| command | median | fastest | × node | over node | request at | goal |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "Over floor: the median's excess over the same answer through the SDK alone (the floor rows).",
+        "",
+        "| command | median | fastest | × node | over node | request at | over floor | goal |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
       ];
       commands.forEach((command, index) => {
         const values = times[index]!;
@@ -200,8 +220,10 @@ const bench: Bench = {
             ? ""
             : `≤ ${command.goalMs} ms: ${middle <= command.goalMs ? "met" : "NOT met"}`;
         const requestAt = toRequest[index]!.length > 0 ? ms(median(toRequest[index]!)) : "";
+        const floorIndex = commands.findIndex((other) => other.name === command.floor);
+        const overFloor = floorIndex < 0 ? "" : ms(middle - median(times[floorIndex]!));
         lines.push(
-          `| ${command.name} | ${ms(middle)} | ${ms(Math.min(...values))} | ${(middle / baseline).toFixed(2)} | ${ms(middle - baseline)} | ${requestAt} | ${goal} |`,
+          `| ${command.name} | ${ms(middle)} | ${ms(Math.min(...values))} | ${(middle / baseline).toFixed(2)} | ${ms(middle - baseline)} | ${requestAt} | ${overFloor} | ${goal} |`,
         );
       });
 
