@@ -342,8 +342,13 @@ async function appendBench(home: string, lines: string[]): Promise<void> {
       .join("\n"),
   );
   const bytes = Buffer.alloc(payload, 97);
-  // Each timed run starts from a collected heap, so no run pays for the garbage of the one before.
-  const collect = () => (globalThis as { gc?: () => void }).gc?.();
+  // Each timed run starts from a collected heap and a clean page cache, so no run pays for the garbage
+  // of the one before, nor for writing back the megabytes an unsynced run before it left dirty (the
+  // kernel throttles a writer while it flushes them: the CPU floor took 107 ms in one run, 199 in the next).
+  const collect = () => {
+    spawnSync("sync");
+    (globalThis as { gc?: () => void }).gc?.();
+  };
   const times = {
     disk: [] as number[],
     pipelined: [] as number[],
