@@ -16,7 +16,11 @@ import { build } from "esbuild";
 export interface SdkFloors {
   /** `fetch` POSTs one request, reads the whole answer and prints its text deltas (no SDK). */
   fetch: string;
-  /** `@anthropic-ai/sdk`: `messages.create({ stream: true })`, printing the text deltas. */
+  /**
+   * `@anthropic-ai/sdk`: `messages.create({ stream: true })`, printing the text deltas — through the
+   * SDK's client with the Messages resource only, as `@arbor/provider-anthropic` builds it (the full
+   * `Anthropic` class parses ~0.8 MB more).
+   */
   anthropic: string;
   /** `openai`: `responses.create({ stream: true })`, printing the text deltas. */
   openai: string;
@@ -54,8 +58,12 @@ process.stdout.write(\`\${text}\\n\`);
 `;
 
 const ANTHROPIC_FLOOR = `
-import Anthropic from "@anthropic-ai/sdk";
-const client = new Anthropic({ apiKey: "sk-ant-fake", baseURL: process.argv[2], maxRetries: 0 });
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import { Messages } from "@anthropic-ai/sdk/resources/messages";
+class MessagesClient extends BaseAnthropic {
+  messages = new Messages(this);
+}
+const client = new MessagesClient({ apiKey: "sk-ant-fake", baseURL: process.argv[2], maxRetries: 0 });
 const stream = await client.messages.create({
   model: "claude-sonnet-4-5",
   max_tokens: 1024,
