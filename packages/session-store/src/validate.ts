@@ -16,7 +16,10 @@ export type SessionValidationResult<T> =
   | { ok: true; value: T }
   | { ok: false; message: string; issues: SchemaIssue[] };
 
-/** The compiled check of each known entry type seen so far, by `type`. */
+/**
+ * The compiled check of each known entry type seen so far, by `type`: one string lookup per entry on the
+ * scanning path (`compiledCheck` caches by schema too, but finding the schema first would be a second).
+ */
 const entryChecks = new Map<string, TypeCheck<TSchema>>();
 const knownEntryTypes: ReadonlySet<string> = new Set(KNOWN_ENTRY_TYPES);
 
@@ -26,8 +29,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * The compiled check for an entry's `type`, or for entries of unknown types. Each type's is compiled on
- * first use: a run that writes a few entry types compiles only theirs (compiling every type's check at
- * once took 5–7 ms of a one-line `arbor -p` answer).
+ * first use: a process that sees a few entry types compiles only theirs (compiling every type's check at
+ * once made the first validation in a process take 5–7 ms instead of ~0.6 ms).
  */
 function entryCheckFor(value: unknown): TypeCheck<TSchema> {
   const type = isRecord(value) ? value.type : undefined;
