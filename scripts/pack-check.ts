@@ -159,7 +159,9 @@ await inParallel(published, 3, async (pkg) => {
   if (pkg === cli) {
     const extra = files.filter(
       (file) =>
-        !/^package\/(dist\/arbor[\w-]*\.js|LICENSE|README\.md|CHANGELOG\.md|package\.json)$/.test(file),
+        !/^package\/(dist\/arbor\.js|dist\/arbor-main\.cjs|LICENSE|README\.md|CHANGELOG\.md|package\.json)$/.test(
+          file,
+        ),
     );
     if (extra.length > 0)
       fail(`${pkg.name}: the tarball ships more than the bundle: ${extra.slice(0, 5).join(", ")}…`);

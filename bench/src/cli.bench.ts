@@ -14,6 +14,10 @@
  * see `sdk-floors.ts`), so a wire row's excess over its floor is what Arbor itself adds. `--mode json` ≤ 3
  * bytes per character of a 2,000-word answer (the pi agent: 435).
  *
+ * `arbor` compiles its bundle through a V8 code cache (apps/cli/src/compile-cache.ts) in `$HOME/.cache/arbor`
+ * of the bench's temporary home: round 0, not counted, makes it, as a user's first run would; one row runs
+ * with the cache off, which is what every run costs the first time after an install or an upgrade.
+ *
  * The processes are started with the asynchronous `spawn`: the wire servers live in this process's event
  * loop, which a `spawnSync` would block.
  *
@@ -122,7 +126,7 @@ const bench: Bench = {
     const root = mkdtempSync(join(tmpdir(), "arbor-cli-bench-"));
     const rounds = RUNS + 1;
     // Each round: the floors (two on the Anthropic server), then Arbor (and the compared build).
-    const repliesPerServer = rounds * (COMPARE_CLI === undefined ? 3 : 4);
+    const repliesPerServer = rounds * (COMPARE_CLI === undefined ? 4 : 5);
     const anthropic = await startFakeAnthropicServer(
       Array.from({ length: repliesPerServer }, () => ({
         kind: "stream" as const,
@@ -179,6 +183,14 @@ const bench: Bench = {
       { name: ANTHROPIC_FLOOR, args: [floors.anthropic, anthropic.url], server: anthropicClock },
       { name: OPENAI_FLOOR, args: [floors.openai, openai.url], server: openaiClock },
       ...printRows(CLI, ""),
+      {
+        // What the first run after an install or an upgrade costs: the bundle compiled from source.
+        name: "arbor -p hi --provider anthropic --base-url <wire server>, compile cache off (a first run)",
+        args: [CLI, "-p", "hi", "--provider", "anthropic", "--base-url", anthropic.url],
+        env: { ANTHROPIC_API_KEY: "sk-ant-fake", ARBOR_COMPILE_CACHE: "off" },
+        server: anthropicClock,
+        floor: ANTHROPIC_FLOOR,
+      },
       {
         name: "arbor -p hi --provider scripted --no-session --no-tools",
         args: [CLI, "-p", "hi", "--provider", "scripted", "--no-session", "--no-tools"],

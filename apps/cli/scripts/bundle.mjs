@@ -1,57 +1,146 @@
 /**
- * Bundles the `arbor` executable into dist/arbor.js (+ chunks for what loads on demand), after `tsc -b`.
+ * Bundles the `arbor` executable, after `tsc -b` (a type check):
  *
- * Why: a cold `arbor -p …` spent ~300 ms resolving and loading some 600 module files (TypeBox alone
- * ~250). One bundle with code splitting keeps the lazy loading of main.ts (providers, the interactive
- * UI, the session commands each stay in their own chunk) and drops the per-file cost. The interactive
- * UI's libraries (ink, React) stay external: they load only in interactive mode. See
- * docs/decisions/0004-bundled-cli.md.
+ * - `dist/arbor-main.cjs`: `src/main-bundle.ts` (`main` and everything it loads on demand) as one CommonJS
+ *   file, which `dist/arbor.js` compiles through a V8 code cache (src/compile-cache.ts): a start after the
+ *   first skips parsing and compiling it. Lazy `import()`s stay lazy: esbuild wraps each module so that its
+ *   code runs when it is first imported.
+ * - `dist/arbor.js`: `src/bin.ts`, the bin: `--version`, then the bundle above, with its content hash.
+ *
+ * Why a bundle: a cold `arbor -p …` spent ~300 ms resolving and loading some 600 module files (TypeBox
+ * alone ~250); why CommonJS: Node 20 caches no compiled ES modules, and `vm.Script` takes a code cache.
+ * See docs/decisions/0004-bundled-cli.md and 0009-compile-cache.md. The interactive UI's libraries (ink,
+ * React) stay external and load only in interactive mode; ink and ink-spinner are ES modules that `require`
+ * cannot load (a top-level await), so the bundle reads them from what the bin imported (src/esm-externals.ts).
  */
-import { readdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
 const here = new URL("..", import.meta.url).pathname;
+const ESM_EXTERNALS_MODULE = join(here, "src/esm-externals.ts");
+/** Must match ESM_EXTERNALS in src/esm-externals.ts. */
+const ESM_EXTERNALS = ["ink", "ink-spinner"];
+/**
+ * The one `import()` of another module the bundle may keep: pkce-challenge (under the MCP SDK's OAuth)
+ * imports node:crypto only where `globalThis.crypto` is missing, which it never is on Node ≥ 20.
+ */
+const ALLOWED_DYNAMIC_IMPORTS = new Set(["node:crypto"]);
 
-// Chunk names carry content hashes: remove the previous bundle so stale chunks do not pile up.
+// Chunk names of earlier builds carried content hashes: remove every previous output.
 for (const file of readdirSync(join(here, "dist"))) {
   if (file.startsWith("arbor")) rmSync(join(here, "dist", file));
 }
 
-await build({
+/** Stand-ins for the ES-module-only packages: their exports, read from what the bin imported. */
+const esmExternals = {
+  name: "esm-externals",
+  setup(builder) {
+    const pattern = new RegExp(`^(${ESM_EXTERNALS.join("|")})$`);
+    builder.onResolve({ filter: pattern }, (args) => ({ path: args.path, namespace: "esm-external" }));
+    builder.onLoad({ filter: /.*/, namespace: "esm-external" }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((name) => name !== "default");
+      const lines = [
+        `import { esmExternal } from ${JSON.stringify(ESM_EXTERNALS_MODULE)};`,
+        `const namespace = esmExternal(${JSON.stringify(args.path)});`,
+        "export default namespace.default;",
+        ...names.map((name) => `export const ${name} = namespace.${name};`),
+      ];
+      return { contents: lines.join("\n"), loader: "js", resolveDir: here };
+    });
+  },
+};
+
+/** The packages `require` loads at run time (CommonJS, or ES modules without a top-level await). */
+const REQUIRED_EXTERNALS = [
+  "react",
+  "react/jsx-runtime",
+  "react-devtools-core",
+  "yoga-layout",
+  "better-sqlite3",
+  "pg",
+  "pg-native",
+  "jiti",
+];
+
+/** `import()` of an external package becomes a `require` of it (code compiled through vm.Script has no `import()`). */
+const requiredExternals = {
+  name: "required-externals",
+  setup(builder) {
+    const pattern = new RegExp(`^(${REQUIRED_EXTERNALS.map((name) => name.replace("/", "\\/")).join("|")})$`);
+    builder.onResolve({ filter: pattern }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, namespace: "required-external" } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "required-external" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+      resolveDir: here,
+    }));
+  },
+};
+
+const common = {
   absWorkingDir: here,
-  entryPoints: { arbor: "src/cli.ts" },
-  outdir: "dist",
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   // Sibling packages are bundled from their TypeScript sources, so the bundle does not depend on their dist.
   conditions: ["@arbor/source"],
-  // The database drivers stay external too: better-sqlite3 loads a native addon relative to its own files,
-  // and both load only when `--store sqlite:` / `postgres://` is used.
-  external: [
-    "ink",
-    "ink-spinner",
-    "react",
-    "react/jsx-runtime",
-    "react-devtools-core",
-    "yoga-layout",
-    "better-sqlite3",
-    "pg",
-    "pg-native",
-  ],
-  // Chunks sit next to arbor.js: modules find "../package.json" relative to their own file.
-  chunkNames: "arbor-[name]-[hash]",
-  // CommonJS dependencies inside an ES module bundle need `require`.
-  banner: {
-    js: 'import { createRequire as __arborCreateRequire } from "node:module"; const require = __arborCreateRequire(import.meta.url);',
-  },
-  // Less text to decode and parse on every start (~7% of a print answer's time): whitespace and syntax
-  // are minified; identifiers are kept, so stack traces still name the functions.
-  minifyWhitespace: true,
-  minifySyntax: true,
+  // Every start reads the whole bundle into a string (even when its code comes from the cache), and on
+  // this project's machines each fresh megabyte costs milliseconds: identifiers are minified too (2.8 → 1.8
+  // MB). Stack traces then name minified functions; user errors never show one (docs/decisions/0009).
+  minify: true,
   legalComments: "none",
   logLevel: "warning",
+};
+
+const main = await build({
+  ...common,
+  entryPoints: { "arbor-main": "src/main-bundle.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  // External: the interactive UI's libraries; the database drivers (better-sqlite3 loads a native addon
+  // relative to its own files; both load only for `--store sqlite:` / `postgres://`); jiti, which loads
+  // extensions and needs a real `import()` (code compiled through vm.Script has none).
+  external: REQUIRED_EXTERNALS,
+  plugins: [esmExternals, requiredExternals],
+  // Modules find "../package.json" relative to their own file: every module is now in dist/arbor-main.cjs.
+  define: { "import.meta.url": "__arborImportMetaUrl" },
+  banner: { js: 'var __arborImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  metafile: true,
+});
+for (const [file, output] of Object.entries(main.metafile.outputs)) {
+  const imports = output.imports.filter(
+    (entry) => entry.kind === "dynamic-import" && !ALLOWED_DYNAMIC_IMPORTS.has(entry.path),
+  );
+  if (imports.length > 0)
+    throw new Error(
+      `${file} keeps import() of ${imports.map((entry) => entry.path).join(", ")}: code compiled through vm.Script cannot import(); mark the package for src/esm-externals.ts or bundle it`,
+    );
+}
+
+// The bin reads the bundle as Latin-1 (a plain copy, no UTF-8 decoding): it must be ASCII. esbuild escapes
+// strings; what it leaves (a regular expression's literal "…") is escaped here, which means the same.
+const mainFile = join(here, "dist/arbor-main.cjs");
+const text = readFileSync(mainFile, "utf8");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is everything outside ASCII
+const nonAscii = /[^\x00-\x7f]/g;
+if (nonAscii.test(text)) {
+  const escaped = text.replace(nonAscii, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  writeFileSync(mainFile, escaped);
+}
+
+const hash = createHash("sha256")
+  .update(readFileSync(join(here, "dist/arbor-main.cjs")))
+  .digest("hex")
+  .slice(0, 16);
+await build({
+  ...common,
+  entryPoints: { arbor: "src/bin.ts" },
+  outdir: "dist",
+  format: "esm",
+  external: ESM_EXTERNALS,
+  define: { ARBOR_MAIN_BUNDLE_HASH: JSON.stringify(hash) },
 });

@@ -9,6 +9,7 @@ import type { ThinkingLevel } from "@arbor/ai-providers";
 import type { Command } from "commander";
 import { CommanderError } from "commander";
 import { flagConflicts, type RawCliOptions } from "./cli-options.js";
+import { preloadEsmExternals } from "./esm-externals.js";
 import { type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
 
@@ -252,6 +253,7 @@ async function loadInteractiveUi(): Promise<typeof import("./ui/run-interactive.
   const saved = names.map((name) => [name, process.env[name]] as const);
   for (const name of names) delete process.env[name];
   try {
+    await preloadEsmExternals();
     return await import("./ui/run-interactive.js");
   } finally {
     for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;

@@ -1,0 +1,125 @@
+/**
+ * The published bin, as built (`dist/arbor.js` loading `dist/arbor-main.cjs` through the compile cache):
+ * what running from source cannot show. The cache is made and then accepted by V8; the interactive UI gets
+ * ink, an ES module the CommonJS bundle cannot `require`, through the bin's stand-ins; extensions load
+ * through jiti with real `import()`s.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { type Sandbox, sandbox } from "./cli-helpers.js";
+
+const BINARY = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
+
+/** util-linux's `script`, which runs a command on a pseudo-terminal (Debian has it in every install). */
+const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
+
+/** `text` without terminal escape sequences. */
+function plain(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+}
+
+function runBuilt(box: Sandbox, args: string[], env: Record<string, string> = {}) {
+  expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+  return spawnSync(process.execPath, [BINARY, ...args], {
+    cwd: box.cwd,
+    env: { ...box.env, ...env },
+    encoding: "utf8",
+  });
+}
+
+describe("the built arbor", () => {
+  it("makes its compile cache on the first run, and V8 takes it on the next ones", () => {
+    const box = sandbox();
+    const cache = join(box.home, "..", "compile-cache");
+    for (let run = 0; run < 4; run++) {
+      const result = runBuilt(box, ["-p", "hi", "--provider", "scripted"], { ARBOR_COMPILE_CACHE: cache });
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toContain("scripted model");
+    }
+    const files = readdirSync(cache);
+    expect(files).toEqual([expect.stringMatching(/^arbor-main\.cjs-[0-9a-f]{16}-v8-.+\.bin$/)]);
+    // Made on run 1 (uses 0), then used: made again on uses 1 and 2, counted on use 3. Data V8 rejected
+    // would be made again at 0 every time.
+    expect(readFileSync(join(cache, files[0]!)).readUInt32LE(4)).toBe(3);
+  });
+
+  it("runs without a cache when it is turned off or cannot be written", () => {
+    const box = sandbox();
+    const blocked = join(box.home, "..", "not-a-directory");
+    writeFileSync(blocked, "");
+    for (const setting of ["off", blocked]) {
+      const result = runBuilt(box, ["-p", "hi", "--provider", "scripted"], { ARBOR_COMPILE_CACHE: setting });
+      expect(result.stderr).toBe("");
+      expect(result.status).toBe(0);
+    }
+  });
+
+  it("loads an extension that imports Node's modules (jiti's import() is a real one)", () => {
+    const box = sandbox();
+    const directory = join(box.cwd, ".arbor", "extensions");
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(
+      join(directory, "hash.ts"),
+      [
+        'import { createHash } from "node:crypto";',
+        "export default function hash(arbor: any) {",
+        '  arbor.registerCommand("hash", {',
+        '    description: "sha1 of the argument",',
+        "    run(text: string) {",
+        '      arbor.ui.notify(createHash("sha1").update(text).digest("hex"));',
+        "    },",
+        "  });",
+        "}",
+      ].join("\n"),
+    );
+    const result = runBuilt(box, ["--provider", "scripted", "-p", "/hash abc"]);
+    expect(result.stderr).toContain("arbor: a9993e364706816aba3e25717850c26c9cd0d89d");
+    expect(result.status).toBe(0);
+  });
+
+  it.skipIf(!HAS_SCRIPT)(
+    "starts the interactive UI on a terminal (ink through the bundle's stand-in) and quits",
+    async () => {
+      expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+      const box = sandbox();
+      // `script`'s pseudo-terminal has no size of its own: the UI would wrap at every character.
+      const arbor = [process.execPath, BINARY, "--provider", "scripted"].map((word) => `'${word}'`).join(" ");
+      const child = spawn("script", ["-qec", `stty cols 100 rows 30; exec ${arbor}`, "/dev/null"], {
+        cwd: box.cwd,
+        env: { ...box.env, TERM: "xterm" },
+      });
+      let output = "";
+      const ready = new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          if (plain(output).includes("/ for commands")) resolve();
+        });
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      let killed = false;
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill();
+      }, 20_000);
+      await Promise.race([ready, closed]);
+      // Keys typed before the editor listens are not seen: type again until the UI has quit.
+      const typing = setInterval(() => child.stdin.write("/quit\r"), 500);
+      child.stdin.write("/quit\r");
+      const code = await closed;
+      clearInterval(typing);
+      clearTimeout(timer);
+      expect(killed, plain(output)).toBe(false);
+      expect(plain(output)).toContain("Ask anything · / for commands");
+      expect(plain(output)).not.toContain("internal");
+      expect(code).toBe(0);
+    },
+    30_000,
+  );
+});
