@@ -26,7 +26,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import Module, { createRequire } from "node:module";
@@ -40,7 +39,13 @@ const MAGIC = 0x31425241;
 const HEADER_BYTES = 8;
 /** The use after which a cache file is no longer made again (only read). */
 export const LAST_REMADE_USE = 64;
-/** Other cache files of the same bundle name (older versions of it, another Node) are removed after this long unused. */
+/**
+ * Other cache files of the same bundle name (other builds of it, another Node) that are kept when one is
+ * written: the most recently written ones, up to this many (a checkout rebuilt all day does not fill the
+ * disk), none older than {@link STALE_MS}.
+ */
+const KEPT_SIBLINGS = 3;
+/** See {@link KEPT_SIBLINGS}. */
 const STALE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
@@ -122,24 +127,39 @@ function isPowerOfTwo(value: number): boolean {
   return value > 0 && (value & (value - 1)) === 0;
 }
 
-/** Writes `data` to `path` through a temporary file and a rename; removes stale siblings. Never throws. */
-function writeCacheFile(path: string, uses: number, data: Buffer, prefix: string): void {
+/**
+ * Writes the data `makeData` returns to `path` through a temporary file and a rename, and prunes the
+ * siblings. The temporary file is opened first, so that where nothing can be written the data is not made
+ * (V8 takes ~25 ms to serialize it). Never throws.
+ */
+function writeCacheFile(path: string, uses: number, makeData: () => Buffer, prefix: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
+  let fd: number | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    fd = openSync(temporary, "w", 0o600);
     const header = Buffer.alloc(HEADER_BYTES);
     header.writeUInt32LE(MAGIC, 0);
     header.writeUInt32LE(uses, 4);
-    writeFileSync(temporary, Buffer.concat([header, data]), { mode: 0o600 });
+    const bytes = Buffer.concat([header, makeData()]);
+    for (let written = 0; written < bytes.length; )
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    closeSync(fd);
+    fd = undefined;
     renameSync(temporary, path);
     const now = Date.now();
-    for (const name of readdirSync(dirname(path))) {
-      const sibling = join(dirname(path), name);
-      if (!name.startsWith(prefix) || sibling === path) continue;
-      if (now - statSync(sibling).mtimeMs > STALE_MS) rmSync(sibling, { force: true });
-    }
+    const siblings = readdirSync(dirname(path))
+      .filter((name) => name.startsWith(prefix) && join(dirname(path), name) !== path)
+      .map((name) => ({
+        path: join(dirname(path), name),
+        mtimeMs: statSync(join(dirname(path), name)).mtimeMs,
+      }))
+      .sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const [index, sibling] of siblings.entries())
+      if (index >= KEPT_SIBLINGS || now - sibling.mtimeMs > STALE_MS) rmSync(sibling.path, { force: true });
   } catch {
     try {
+      if (fd !== undefined) closeSync(fd);
       rmSync(temporary, { force: true });
     } catch {
       // Nothing was written.
@@ -201,13 +221,7 @@ export function loadWithCompileCache(file: string, key: string, env: NodeJS.Proc
     save() {
       if (saved || remakeAt === undefined || cacheFile === undefined) return;
       saved = true;
-      let data: Buffer;
-      try {
-        data = script.createCachedData();
-      } catch {
-        return;
-      }
-      writeCacheFile(cacheFile, remakeAt, data, prefix);
+      writeCacheFile(cacheFile, remakeAt, () => script.createCachedData(), prefix);
     },
   };
 }

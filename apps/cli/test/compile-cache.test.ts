@@ -112,24 +112,28 @@ describe("loadWithCompileCache", () => {
     expect(load(file, "k1", env).status).toBe("missing");
   });
 
-  it("another build of the bundle has its own file; a sibling unused for 30 days is removed when one is made", () => {
+  it("another build has its own file; writing one keeps the 3 newest others, none unused for 30 days", () => {
     const { file, cache, env } = fixture();
     mkdirSync(cache, { recursive: true });
-    const stale = join(cache, "bundle.cjs-old-v8-0-x64.bin");
-    const recent = join(cache, "bundle.cjs-other-v8-0-x64.bin");
+    const day = 24 * 60 * 60;
+    const now = Date.now() / 1000;
+    const others = ["a", "b", "c", "d", "old"].map((name) => join(cache, `bundle.cjs-${name}-v8-0-x64.bin`));
+    const ages = [1, 2, 3, 4, 31]; // days since each was written
     const unrelated = join(cache, "something-else.bin");
-    for (const path of [stale, recent, unrelated]) writeFileSync(path, "x");
-    const longAgo = (Date.now() - 31 * 24 * 60 * 60 * 1000) / 1000;
-    utimesSync(stale, longAgo, longAgo);
-    utimesSync(unrelated, longAgo, longAgo);
+    for (const [index, path] of others.entries()) {
+      writeFileSync(path, "x");
+      utimesSync(path, now - ages[index]! * day, now - ages[index]! * day);
+    }
+    writeFileSync(unrelated, "x");
+    utimesSync(unrelated, now - 40 * day, now - 40 * day);
     load(file, "k2", env).save();
-    expect(readdirSync(cache).sort()).toEqual(
-      [
-        "bundle.cjs-other-v8-0-x64.bin",
-        expect.stringMatching(/^bundle\.cjs-k2-/),
-        "something-else.bin",
-      ].sort(),
-    );
+    expect(readdirSync(cache).sort()).toEqual([
+      "bundle.cjs-a-v8-0-x64.bin",
+      "bundle.cjs-b-v8-0-x64.bin",
+      "bundle.cjs-c-v8-0-x64.bin",
+      expect.stringMatching(/^bundle\.cjs-k2-v8-/),
+      "something-else.bin",
+    ]);
   });
 
   it("a cache that cannot be written is no error", () => {
