@@ -88,62 +88,67 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
     );
   }
 
-  const [{ createAppRuntime }, { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES }] = await Promise.all([
-    import("@arbor/app-runtime"),
-    import("./factories.js"),
-  ]);
-  const sessionChoice =
-    options.continue === true || options.resume === true
-      ? ({ kind: "continue" } as const)
-      : typeof options.resume === "string"
-        ? ({ kind: "open", reference: options.resume } as const)
-        : typeof options.session === "string"
-          ? ({ kind: "open-or-create", reference: options.session } as const)
-          : options.fork !== undefined
-            ? ({ kind: "fork", reference: options.fork } as const)
-            : ({ kind: "new" } as const);
-  const runtime = await createAppRuntime({
-    cwd: io.cwd,
-    env: io.env,
-    providers: PROVIDER_FACTORIES,
-    stores: STORE_FACTORIES,
-    exporters: EXPORTERS,
-    version: cliVersion(),
-    flags: providerFlags(options),
-    ...(options.record === undefined ? {} : { record: options.record }),
-    persistent: options.session !== false,
-    session: sessionChoice,
-    ...(options.store === undefined ? {} : { store: options.store }),
-    ...(options.tools === undefined ? {} : { tools: options.tools }),
-    extensions: options.extensions === false ? false : (options.extension ?? []),
-    ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking as ThinkingLevel }),
-    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
-    ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
-    onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),
-  });
+  const [{ createAppRuntime, holdTypeahead }, { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES }] =
+    await Promise.all([import("@arbor/app-runtime"), import("./factories.js")]);
+  // Keys typed while the interactive mode starts are held for its editor (not echoed, Enter kept).
+  const typeahead = oneShot || mode === "rpc" ? undefined : holdTypeahead(io.stdin);
   try {
-    if (mode === "rpc") {
-      const { runRpcMode } = await import("./modes/rpc-mode.js");
-      return await runRpcMode(runtime, io);
-    }
-    if (prompt !== undefined && mode === "json") {
-      const { runJsonMode } = await import("./modes/one-shot.js");
-      return await runJsonMode(runtime, prompt, io);
-    }
-    if (prompt !== undefined) {
-      const { runPrintMode } = await import("./modes/one-shot.js");
-      return await runPrintMode(runtime, prompt, io);
-    }
-    const { runInteractive } = await loadInteractiveUi();
-    return await runInteractive(runtime, {
-      ...(words.length > 0 ? { initialPrompt: words.join(" ") } : {}),
-      stdin: io.stdin as NodeJS.ReadStream,
-      stdout: io.stdout as NodeJS.WriteStream,
-      stderr: io.stderr as NodeJS.WriteStream,
-      color: colorEnabled(io.stdout, io.env),
+    const sessionChoice =
+      options.continue === true || options.resume === true
+        ? ({ kind: "continue" } as const)
+        : typeof options.resume === "string"
+          ? ({ kind: "open", reference: options.resume } as const)
+          : typeof options.session === "string"
+            ? ({ kind: "open-or-create", reference: options.session } as const)
+            : options.fork !== undefined
+              ? ({ kind: "fork", reference: options.fork } as const)
+              : ({ kind: "new" } as const);
+    const runtime = await createAppRuntime({
+      cwd: io.cwd,
+      env: io.env,
+      providers: PROVIDER_FACTORIES,
+      stores: STORE_FACTORIES,
+      exporters: EXPORTERS,
+      version: cliVersion(),
+      flags: providerFlags(options),
+      ...(options.record === undefined ? {} : { record: options.record }),
+      persistent: options.session !== false,
+      session: sessionChoice,
+      ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      extensions: options.extensions === false ? false : (options.extension ?? []),
+      ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking as ThinkingLevel }),
+      ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+      ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
+      onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),
     });
+    try {
+      if (mode === "rpc") {
+        const { runRpcMode } = await import("./modes/rpc-mode.js");
+        return await runRpcMode(runtime, io);
+      }
+      if (prompt !== undefined && mode === "json") {
+        const { runJsonMode } = await import("./modes/one-shot.js");
+        return await runJsonMode(runtime, prompt, io);
+      }
+      if (prompt !== undefined) {
+        const { runPrintMode } = await import("./modes/one-shot.js");
+        return await runPrintMode(runtime, prompt, io);
+      }
+      const { runInteractive } = await loadInteractiveUi();
+      typeahead?.release();
+      return await runInteractive(runtime, {
+        ...(words.length > 0 ? { initialPrompt: words.join(" ") } : {}),
+        stdin: io.stdin as NodeJS.ReadStream,
+        stdout: io.stdout as NodeJS.WriteStream,
+        stderr: io.stderr as NodeJS.WriteStream,
+        color: colorEnabled(io.stdout, io.env),
+      });
+    } finally {
+      await runtime.dispose();
+    }
   } finally {
-    await runtime.dispose();
+    typeahead?.cancel();
   }
 }
 

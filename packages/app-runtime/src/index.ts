@@ -193,6 +193,7 @@ export {
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
+export { holdTypeahead, type TerminalInput, type Typeahead } from "./typeahead.js";
 export {
   alreadyWarned,
   harnessErrorReporter,
