@@ -26,6 +26,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import Module, { createRequire } from "node:module";
@@ -123,6 +124,19 @@ function recordUse(path: string, uses: number): void {
   }
 }
 
+/**
+ * Moves the mtime of a file that is only read (past its last remade use) to now once it is a day old, so
+ * that another build's pruning by age ({@link STALE_MS}) spares a cache still in use.
+ */
+function keepFresh(path: string): void {
+  try {
+    const now = Date.now();
+    if (now - statSync(path).mtimeMs > 24 * 60 * 60 * 1000) utimesSync(path, new Date(now), new Date(now));
+  } catch {
+    // Left as it is, it may be pruned: the next run compiles from source and makes it again.
+  }
+}
+
 function isPowerOfTwo(value: number): boolean {
   return value > 0 && (value & (value - 1)) === 0;
 }
@@ -203,7 +217,7 @@ export function loadWithCompileCache(file: string, key: string, env: NodeJS.Proc
     const uses = cached.uses + 1;
     if (isPowerOfTwo(uses)) remakeAt = uses;
     else recordUse(cacheFile as string, uses);
-  }
+  } else if (status === "used") keepFresh(cacheFile as string);
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (
     exports: unknown,

@@ -136,6 +136,24 @@ describe("loadWithCompileCache", () => {
     ]);
   });
 
+  it("a file only read (past its last remade use) is kept fresh, so another build's pruning spares it", () => {
+    const { file, cache, env } = fixture();
+    const made = load(file, "k1", env);
+    made.save();
+    const bytes = readFileSync(made.cacheFile!);
+    bytes.writeUInt32LE(LAST_REMADE_USE, 4);
+    writeFileSync(made.cacheFile!, bytes);
+    const longAgo = Date.now() / 1000 - 40 * 24 * 60 * 60;
+    utimesSync(made.cacheFile!, longAgo, longAgo);
+    const used = load(file, "k1", env);
+    expect(used.status).toBe("used");
+    used.save();
+    expect(usesIn(cache)).toBe(LAST_REMADE_USE);
+    expect(Date.now() - statSync(made.cacheFile!).mtimeMs).toBeLessThan(60_000);
+    load(file, "k2", env).save(); // Another build prunes files unused for 30 days.
+    expect(existsSync(made.cacheFile!)).toBe(true);
+  });
+
   it("a cache that cannot be written is no error", () => {
     const { file, cache, env } = fixture();
     writeFileSync(cache, "a file where the directory should be");
