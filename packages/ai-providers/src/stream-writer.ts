@@ -38,6 +38,8 @@ export class AssistantStreamWriter {
   private readonly model: Model;
   private started = false;
   private open: OpenBlock | undefined;
+  /** What the provider could not read, in the order seen, each once. */
+  private readonly unread: string[] = [];
 
   constructor(model: Model, stream: AssistantStreamController = createAssistantStream()) {
     this.model = model;
@@ -148,6 +150,19 @@ export class AssistantStreamWriter {
     calculateCost(this.model, usage);
   }
 
+  /**
+   * Records a part of the response the provider received and cannot read, named for a user (e.g.
+   * `content block "citations_delta"`). Nothing is dropped silently: when the stream ends with no
+   * answer (no text, no tool call), {@link done} turns into an `error` naming these parts; otherwise they
+   * are kept as the message's `notices`.
+   *
+   * Contract: records each description once; has no effect after the stream ended.
+   */
+  unreadable(description: string): void {
+    if (this.ended || this.unread.includes(description)) return;
+    this.unread.push(description);
+  }
+
   /** Sets the provider's response id. */
   responseId(id: string): void {
     this.message.responseId = id;
@@ -160,6 +175,16 @@ export class AssistantStreamWriter {
   done(reason?: Extract<StopReason, "stop" | "length" | "toolUse">): AssistantMessage {
     this.start();
     this.closeOpen();
+    if (this.unread.length > 0 && !hasAnswer(this.message)) {
+      // The parts go into the error itself, not into notices as well.
+      const parts = this.unread.splice(0).join(", ");
+      return this.fail(
+        "error",
+        `The response held no answer Arbor could read: it carried ${parts}, which this provider does not ` +
+          "understand. See docs/compatibility.md for what each provider reads.",
+      );
+    }
+    this.keepNotices();
     const final =
       reason ?? (this.message.content.some((block) => block.type === "toolCall") ? "toolUse" : "stop");
     this.message.stopReason = final;
@@ -175,10 +200,16 @@ export class AssistantStreamWriter {
     if (this.ended) return this.message;
     this.start();
     this.closeOpen();
+    this.keepNotices();
     this.message.stopReason = reason;
     this.message.errorMessage = errorMessage;
     this.stream.push({ type: "error", reason, error: this.message, partial: this.message });
     return this.message;
+  }
+
+  private keepNotices(): void {
+    if (this.unread.length === 0) return;
+    this.message.notices = this.unread.map((part) => `Arbor could not read part of this response: ${part}.`);
   }
 
   private openText(): Extract<OpenBlock, { kind: "text" }> {
@@ -237,6 +268,13 @@ export class AssistantStreamWriter {
   private assertOpen(what: string): void {
     if (this.ended) throw new StreamProtocolError(`${what}() called after the stream ended.`);
   }
+}
+
+/** True when a message holds an answer: non-empty text or a tool call (thinking alone is not one). */
+function hasAnswer(message: AssistantMessage): boolean {
+  return message.content.some(
+    (block) => block.type === "toolCall" || (block.type === "text" && block.text.length > 0),
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

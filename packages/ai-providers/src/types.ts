@@ -109,6 +109,12 @@ export interface AssistantMessage {
   stopReason: StopReason;
   /** Set when `stopReason` is `error` or `aborted`: what happened, in words a user can act on. */
   errorMessage?: string;
+  /**
+   * Parts of the response the provider received but could not read (a content type it does not know),
+   * each named in words a user can act on. Never sent to a model; front ends show them beside the answer.
+   * Absent when everything was read.
+   */
+  notices?: string[];
   timestamp: number;
 }
 

@@ -165,4 +165,43 @@ describe("createProviderStream", () => {
       errorMessage: "Request aborted: user pressed Esc",
     });
   });
+
+  describe("parts the provider cannot read", () => {
+    it("turns a stream with no answer but unread parts into an error naming them, never a silent stop", async () => {
+      const writer = new AssistantStreamWriter(testModel());
+      writer.thinking("Let me think.");
+      writer.unreadable('content part "audio"');
+      writer.unreadable('content part "audio"');
+      const final = writer.done("stop");
+      expect(final.stopReason).toBe("error");
+      expect(final.errorMessage).toMatch(/no answer Arbor could read: it carried content part "audio", which/);
+      expect(final.notices).toBeUndefined();
+      expect(final.content).toEqual([{ type: "thinking", thinking: "Let me think." }]);
+      const events = await collect(writer.stream);
+      expect(events.at(-1)?.type).toBe("error");
+    });
+
+    it("keeps an answer and lists what was not read as notices", () => {
+      const writer = new AssistantStreamWriter(testModel());
+      writer.text("4");
+      writer.unreadable('content block "citations"');
+      writer.unreadable('content block "fallback"');
+      const final = writer.done();
+      expect(final.stopReason).toBe("stop");
+      expect(final.notices).toEqual([
+        'Arbor could not read part of this response: content block "citations".',
+        'Arbor could not read part of this response: content block "fallback".',
+      ]);
+    });
+
+    it("keeps notices on a failure too, and a clean stream has none", () => {
+      const failing = new AssistantStreamWriter(testModel());
+      failing.text("partial");
+      failing.unreadable('event "x"');
+      expect(failing.fail("error", "socket hang up").notices).toHaveLength(1);
+      const clean = new AssistantStreamWriter(testModel());
+      clean.text("hi");
+      expect("notices" in clean.done()).toBe(false);
+    });
+  });
 });

@@ -127,6 +127,11 @@ export const AssistantMessageSchema = Type.Object(
     errorMessage: Type.Optional(
       Type.String({ description: "What went wrong, when `stopReason` is `error` or `aborted`." }),
     ),
+    notices: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "Parts of the response the provider could not read, in words; never sent to a model.",
+      }),
+    ),
     timestamp: Type.Number({ description: "Epoch milliseconds." }),
   },
   { title: "AssistantMessage", description: "A message produced by a model." },
