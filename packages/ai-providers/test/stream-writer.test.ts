@@ -174,7 +174,9 @@ describe("createProviderStream", () => {
       writer.unreadable('content part "audio"');
       const final = writer.done("stop");
       expect(final.stopReason).toBe("error");
-      expect(final.errorMessage).toMatch(/no answer Arbor could read: it carried content part "audio", which/);
+      expect(final.errorMessage).toMatch(
+        /no answer Arbor could read: it carried content part "audio", which/,
+      );
       expect(final.notices).toBeUndefined();
       expect(final.content).toEqual([{ type: "thinking", thinking: "Let me think." }]);
       const events = await collect(writer.stream);
