@@ -1,6 +1,7 @@
 import { APIError } from "@anthropic-ai/sdk";
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
-import { Messages, type RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import type { Stream } from "@anthropic-ai/sdk/core/streaming";
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AssistantStream,
   abortMessage,
@@ -65,17 +66,29 @@ async function applyPayloadHooks(
 }
 
 /**
- * The SDK's client with the Messages API only. The SDK's `Anthropic` class also builds every other
- * resource (beta, organization, files, …): some 0.8 MB of code that a bundle (the `arbor` CLI) would parse
- * on every start for nothing.
+ * Sends one streaming Messages API request through the SDK's client: `POST /v1/messages` with
+ * `stream: true`, parsed into raw events by the SDK. The SDK's `messages.create()` is not used: it prints
+ * its own notices with `console.warn` (a model in its deprecation table, `thinking.type: "enabled"` on some
+ * models), which would reach the terminal beside Arbor's output. Using the base client also leaves out the
+ * SDK's `Anthropic` class and its other resources (beta, organization, files, …): some 0.8 MB of code that a
+ * bundle (the `arbor` CLI) would parse on every start for nothing.
  */
-class MessagesClient extends BaseAnthropic {
-  messages: Messages = new Messages(this);
+function postMessages(
+  client: BaseAnthropic,
+  body: AnthropicRequestBody,
+  options: { signal: AbortSignal | undefined; headers: Record<string, string> },
+) {
+  return client.post<Stream<RawMessageStreamEvent>>("/v1/messages", {
+    body,
+    stream: true,
+    headers: options.headers,
+    signal: options.signal,
+  });
 }
 
 /**
  * Creates the Anthropic provider: the Messages API through `@anthropic-ai/sdk`, streamed
- * (`messages.create({ stream: true })`, raw events, no SDK-side accumulation), with the Claude catalog
+ * (`POST /v1/messages` with `stream: true` through the SDK's client, raw events, no SDK-side accumulation), with the Claude catalog
  * as its models.
  *
  * Each `stream()` call:
@@ -105,14 +118,14 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
     ),
     ...extra,
   ];
-  const clients = new Map<string, MessagesClient>();
+  const clients = new Map<string, BaseAnthropic>();
 
-  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): MessagesClient => {
+  const clientFor = (apiKey: string, baseURL: string | undefined, idleMs: number): BaseAnthropic => {
     const key = `${baseURL ?? ""}\n${idleMs}\n${apiKey}`;
     let client = clients.get(key);
     if (client === undefined) {
       const base: typeof fetch = settings.fetch ?? ((input, init) => globalThis.fetch(input, init));
-      client = new MessagesClient({
+      client = new BaseAnthropic({
         apiKey,
         maxRetries: 0,
         ...(baseURL !== undefined ? { baseURL } : {}),
@@ -166,9 +179,7 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
             const state = new AnthropicStreamState(writer, model, longRetention);
             let events: AsyncIterable<RawMessageStreamEvent>;
             try {
-              const { data, response } = await client.messages
-                .create(body, { signal, headers })
-                .withResponse();
+              const { data, response } = await postMessages(client, body, { signal, headers }).withResponse();
               events = data;
               await notify(
                 responseHooks,
