@@ -11,6 +11,32 @@ export {
 export { PROVIDER_SCENARIOS, type ProviderScenarioName, scenarioContext, WEATHER_TOOL } from "./scenarios.js";
 export { describeSessionStore } from "./session-store/describe-session-store.js";
 export type { DescribeSessionStoreOptions, SessionStoreSuite } from "./session-store/session-store-suite.js";
+export {
+  type DescribeStreamCorpusOptions,
+  describeStreamCorpus,
+  readingOfMessage,
+} from "./stream-corpus/describe-stream-corpus.js";
+export {
+  CORPUS_FOLDERS,
+  type Json,
+  RESPONSE_ENDS,
+  readAnthropic,
+  readChat,
+  readResponses,
+  recordingPayloads,
+  type StreamReading,
+  splitResponses,
+} from "./stream-corpus/read-recording.js";
+export {
+  type CorpusFolder,
+  type CorpusRecording,
+  corpusFiles,
+  loadStreamCorpus,
+  type RecordedResponse,
+  type RecordingSource,
+  readCorpusManifest,
+  STREAM_CORPUS_DIR,
+} from "./stream-corpus/stream-corpus.js";
 export { checkStreamProtocol } from "./stream-protocol.js";
 export {
   anthropicScenarioOptions,
