@@ -150,7 +150,7 @@ export {
   loadProvider,
   prepareProvider,
 } from "./providers.js";
-export { reportRetries, retryNotice } from "./retry-notices.js";
+export { reportRunNotices, responseNotices, retryNotice } from "./run-notices.js";
 export {
   copyBranch,
   outsideStoreError,

@@ -118,6 +118,12 @@ function assistantView(message: Record_, meta: string[]): { parts: EntryPart[]; 
   if (usage !== undefined && typeof usage.totalTokens === "number" && usage.totalTokens > 0) {
     meta.push(`${formatCount(usage.totalTokens)} tokens`);
   }
+  if (Array.isArray(message.notices)) {
+    for (const notice of message.notices) {
+      const line = text(notice);
+      if (line !== undefined) parts.push({ kind: "output", text: line, isError: false });
+    }
+  }
   const errorMessage = text(message.errorMessage);
   if (errorMessage !== undefined) parts.push({ kind: "output", text: errorMessage, isError: true });
   return { parts, meta };

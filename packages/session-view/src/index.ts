@@ -137,6 +137,7 @@ export {
   type AssistantBlock,
   assistantBlocks,
   assistantEndNotice,
+  assistantNotices,
   itemsOfMessage,
   type NoticeLevel,
   SUMMARY_LINES,

@@ -5,6 +5,7 @@ import { contentText } from "./message-text.js";
 import {
   assistantBlocks,
   assistantEndNotice,
+  assistantNotices,
   itemsOfMessage,
   SUMMARY_LINES,
   type ToolCallInfo,
@@ -177,6 +178,7 @@ export class SessionEventView {
       for (const [id, call] of toolCallsOf(reply)) this.pendingCalls.set(id, call);
       const blocks = assistantBlocks(reply);
       if (blocks.length > 0) view.append({ kind: "assistant", blocks });
+      for (const item of assistantNotices(reply)) view.append(item);
       const notice = assistantEndNotice(reply);
       // A failed reply may be retried: its error then shows in the retry notice instead (see handle()).
       if (notice !== undefined && reply.stopReason === "error") this.failedReply = notice;

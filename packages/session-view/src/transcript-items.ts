@@ -103,6 +103,19 @@ export function assistantEndNotice(message: AssistantMessage): TranscriptItemInp
   return undefined;
 }
 
+/**
+ * A warning notice for each part of a reply its provider could not read (the message's `notices`), so
+ * nothing it received is dropped unseen.
+ *
+ * Contract: pure; ignores notices that are not strings.
+ */
+export function assistantNotices(message: AssistantMessage): TranscriptItemInput[] {
+  const notices = Array.isArray(message.notices) ? message.notices : [];
+  return notices
+    .filter((notice): notice is string => typeof notice === "string" && notice !== "")
+    .map((notice) => ({ kind: "notice", level: "warning", text: notice }));
+}
+
 function suffix(text: string | undefined): string {
   if (text === undefined || text === "" || /^(request )?aborted\.?$/i.test(text)) return "";
   return `: ${text}`;
@@ -159,6 +172,7 @@ export function itemsOfMessage(
       const items: TranscriptItemInput[] = [];
       const blocks = assistantBlocks(session);
       if (blocks.length > 0) items.push({ kind: "assistant", blocks });
+      items.push(...assistantNotices(session));
       const notice = assistantEndNotice(session);
       if (notice !== undefined) items.push(notice);
       return items;

@@ -38,6 +38,18 @@ describe("entry views, previews and the tree", () => {
     });
   });
 
+  test("a reply's notices (parts its provider could not read) show with the reply", async () => {
+    const session = await Session.create(new MemorySessionStore(), { cwd: "/project" });
+    const reply = session.appendMessage({
+      ...assistantMessage([{ type: "text", text: "4" }], { model: "m" }),
+      notices: ['Arbor could not read part of this response: content block "citations".'],
+    });
+    const view = viewEntry(session.getEntry(reply.id), { id: reply.id, type: "message", parentId: null });
+    expect(entryTextLines(view, { full: true, leaf: false })).toContain(
+      '  Arbor could not read part of this response: content block "citations".',
+    );
+  });
+
   test("tree text and picker rows draw the branches with the same lines", async () => {
     const { session, ids } = await branchedSession();
     const lines = treeTextLines(session);

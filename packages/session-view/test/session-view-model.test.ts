@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, Type } from "@arbor/agent-core";
+import { createProviderStream } from "@arbor/ai-providers";
 import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { MemorySessionStore } from "@arbor/session-store";
@@ -158,6 +159,39 @@ describe("SessionViewModel", () => {
     const replayed = new SessionViewModel({ replayHint: "see the full list" });
     replayed.attach(session, { separator: "resumed" });
     expect(kinds(replayed.transcript.items)).toEqual(["separator", "user", "assistant", "user", "assistant"]);
+    replayed.detach();
+  });
+
+  test("shows each part of a reply its provider could not read, live and on replay", async () => {
+    const root = await mkdtemp(join(tmpdir(), "arbor-session-view-"));
+    const { model } = createScriptedProvider([]);
+    const harness = createHarness({
+      streamFn: (streamModel, _context, options) =>
+        createProviderStream(streamModel, options, ({ writer }) => {
+          writer.text("The answer.");
+          writer.unreadable('content block "citations"');
+        }),
+      model,
+      store: new MemorySessionStore(),
+      cwd: root,
+    });
+    const session = await harness.newSession();
+    cleanups.push(async () => {
+      await session.close();
+      await rm(root, { recursive: true, force: true });
+    });
+    const view = new SessionViewModel({ streamFrameMs: 0 });
+    view.attach(session);
+    await session.prompt("Why?");
+    const notice = {
+      kind: "notice",
+      level: "warning",
+      text: 'Arbor could not read part of this response: content block "citations".',
+    };
+    expect(view.transcript.items.filter((item) => item.kind === "notice")).toMatchObject([notice]);
+    const replayed = new SessionViewModel();
+    replayed.attach(session);
+    expect(replayed.transcript.items.filter((item) => item.kind === "notice")).toMatchObject([notice]);
     replayed.detach();
   });
 

@@ -11,7 +11,7 @@ import {
   assistantText,
   JsonEventWriter,
   lastAssistantMessage,
-  reportRetries,
+  reportRunNotices,
   sessionRecord,
   watchUnsavedWork,
 } from "@arbor/app-runtime";
@@ -98,7 +98,7 @@ function outcomeOf(runtime: AppRuntime, interrupt: InterruptWatch): RunOutcome &
 export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const commandCode = await extensionCommand(runtime, prompt);
   if (commandCode !== undefined) return commandCode;
-  const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
+  const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
   const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
@@ -142,7 +142,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
     return commandCode;
   }
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
-  const retries = reportRetries(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
+  const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session);
   const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
