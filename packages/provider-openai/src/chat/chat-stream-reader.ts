@@ -1,41 +1,61 @@
-import type { AssistantStreamWriter, UsageUpdate } from "@arbor/ai-providers";
+import type { AssistantStreamWriter } from "@arbor/ai-providers";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { WireFailure } from "../failure.js";
-import { REASONING_FIELDS } from "./convert-messages.js";
+import { type ChatUsage, chatUsage } from "./chat-usage.js";
+import { REASONING_FIELDS, type ReasoningField } from "./convert-messages.js";
 import { ToolCallSequencer } from "./tool-call-sequencer.js";
-
-/** Usage counters as Chat Completions servers report them (OpenAI, DeepSeek, Groq, vLLM, …). */
-interface ChatUsage {
-  prompt_tokens?: number | null;
-  completion_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null; cache_write_tokens?: number | null } | null;
-  /** DeepSeek's name for cached prompt tokens. */
-  prompt_cache_hit_tokens?: number | null;
-}
-
-/**
- * Maps Chat Completions usage without double counting: `prompt_tokens` includes the cached tokens (and
- * cache writes), so `input` is what is left after taking them out; `completion_tokens` already includes
- * reasoning tokens and is `output` as is.
- */
-export function chatUsage(usage: ChatUsage): UsageUpdate {
-  const prompt = usage.prompt_tokens ?? 0;
-  const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
-  const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
-  const input = Math.max(0, prompt - cacheRead - cacheWrite);
-  const output = usage.completion_tokens ?? 0;
-  return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite };
-}
 
 type OpenKind = "text" | "thinking" | "tool" | undefined;
 
+/** Delta fields read as content (see {@link ChatStreamReader}). */
+const READ_FIELDS: ReadonlySet<string> = new Set(["content", "refusal", "tool_calls", ...REASONING_FIELDS]);
+
 /**
- * Feeds Chat Completions chunks into an {@link AssistantStreamWriter}: `reasoning_content` /
- * `reasoning` / `reasoning_text` deltas become thinking (the field's name kept as the signature, so the
- * reasoning goes back to the same model in the same field), `content` and `refusal` become text,
- * `tool_calls` go through a {@link ToolCallSequencer}, `usage` (also Groq's `x_groq.usage`) is mapped
- * by {@link chatUsage}. {@link end} maps `finish_reason` once the stream is over (usage arrives after
- * it): `stop` → stop, `length` → length, `tool_calls` → toolUse, `content_filter` → an error.
+ * Delta fields knowingly not read: `role`; `index` (the choice's index, repeated inside the delta by
+ * some servers); `annotations` (URL citations beside the text: metadata); `reasoning_details`
+ * (OpenRouter's structured copy of `reasoning`, which is read; its encrypted parts are not kept).
+ */
+const SKIPPED_FIELDS: ReadonlySet<string> = new Set(["role", "index", "annotations", "reasoning_details"]);
+
+/**
+ * Content part types knowingly not read: `reference` (Mistral's citation ids beside the text: metadata).
+ */
+const SKIPPED_PARTS: ReadonlySet<string> = new Set(["reference"]);
+
+/** True when a value holds something: a non-empty string, a non-empty list, an object holding something. */
+function carriesContent(value: unknown): boolean {
+  if (typeof value === "string") return value.length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object" && value !== null) return Object.values(value).some(carriesContent);
+  return false;
+}
+
+function partType(part: unknown): string {
+  const type = (part as { type?: unknown } | null)?.type;
+  return typeof type === "string" ? type : typeof part;
+}
+
+/**
+ * Feeds Chat Completions chunks into an {@link AssistantStreamWriter}.
+ *
+ * Read: `reasoning_content` / `reasoning` / `reasoning_text` deltas become thinking (the field's name
+ * kept as the signature, so the reasoning goes back to the same model in the same field); `content`
+ * becomes text, as a string or as a list of parts (Mistral): `text` parts are text, `thinking` parts
+ * thinking (their inner `text` parts joined); `refusal` becomes text; `tool_calls` go through a
+ * {@link ToolCallSequencer}; `usage` (also Groq's `x_groq.usage`) is mapped by {@link chatUsage}.
+ * Only the first choice is read, only from `delta` (a `message` beside it, as some servers send, is a
+ * copy). Chunks without choices (Azure's `prompt_filter_results`, the usage chunk) carry no content.
+ *
+ * Knowingly not read (metadata beside the answer): the delta fields `role`, `index`, `annotations`,
+ * `reasoning_details`; `reference` content parts; top-level `citations` / `search_results`
+ * (Perplexity) and filter results (Azure).
+ *
+ * Anything else that carries content — another delta field (e.g. `audio`, the legacy `function_call`),
+ * another content or thinking part type — is reported with `writer.unreadable()`: a notice beside the
+ * answer, or an error naming it when there is no answer.
+ *
+ * {@link end} maps `finish_reason` once the stream is over (usage arrives after it): `stop` → stop,
+ * `length` → length, `tool_calls` → toolUse, `content_filter` → an error.
  */
 export class ChatStreamReader {
   private readonly tools: ToolCallSequencer;
@@ -67,42 +87,15 @@ export class ChatStreamReader {
     for (const field of REASONING_FIELDS) {
       const text = delta[field];
       if (typeof text !== "string" || text.length === 0) continue;
-      if (this.open !== "thinking") {
-        this.closeTools();
-        writer.startThinking({ signature: field });
-        this.open = "thinking";
-      }
-      writer.thinking(text);
+      this.thinking(text, field);
       break; // servers that send two fields send the same text twice
     }
-
-    for (const key of ["content", "refusal"] as const) {
-      const text = delta[key];
-      if (typeof text !== "string" || text.length === 0) continue;
-      if (this.open !== "text") {
-        this.closeTools();
-        writer.startText();
-        this.open = "text";
-      }
-      writer.text(text);
-    }
-
-    const toolCalls = delta.tool_calls;
-    if (Array.isArray(toolCalls)) {
-      for (const [position, call] of toolCalls.entries()) {
-        const entry = call as {
-          index?: number;
-          id?: string | null;
-          function?: { name?: string | null; arguments?: string | null };
-        };
-        this.open = "tool";
-        this.tools.push({
-          index: typeof entry.index === "number" ? entry.index : position,
-          id: entry.id,
-          name: entry.function?.name,
-          arguments: entry.function?.arguments,
-        });
-      }
+    this.content(delta.content);
+    if (typeof delta.refusal === "string") this.text(delta.refusal);
+    if (Array.isArray(delta.tool_calls)) this.toolCalls(delta.tool_calls);
+    for (const [field, value] of Object.entries(delta)) {
+      if (READ_FIELDS.has(field) || SKIPPED_FIELDS.has(field)) continue;
+      if (carriesContent(value)) writer.unreadable(`delta field "${field}"`);
     }
 
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -131,6 +124,75 @@ export class ChatStreamReader {
     const hasToolCall = this.writer.message.content.some((block) => block.type === "toolCall");
     if (reason === "length") this.writer.done("length");
     else this.writer.done(hasToolCall ? "toolUse" : "stop");
+  }
+
+  /** `content`: a string, or a list of parts (Mistral). */
+  private content(content: unknown): void {
+    if (typeof content === "string") {
+      this.text(content);
+    } else if (Array.isArray(content)) {
+      for (const part of content) this.contentPart(part);
+    } else if (carriesContent(content)) {
+      this.writer.unreadable(`"content" of type ${partType(content)}`);
+    }
+  }
+
+  private contentPart(part: unknown): void {
+    const type = partType(part);
+    const fields = (part ?? {}) as { text?: unknown; thinking?: unknown };
+    if (type === "text" && typeof fields.text === "string") {
+      this.text(fields.text);
+    } else if (type === "thinking") {
+      const inner = fields.thinking;
+      if (typeof inner === "string") this.thinking(inner, undefined);
+      else if (Array.isArray(inner)) {
+        for (const piece of inner) {
+          const text = (piece as { text?: unknown } | null)?.text;
+          if (partType(piece) === "text" && typeof text === "string") this.thinking(text, undefined);
+          else if (carriesContent(piece)) this.writer.unreadable(`thinking part "${partType(piece)}"`);
+        }
+      }
+    } else if (!SKIPPED_PARTS.has(type) && carriesContent(part)) {
+      this.writer.unreadable(`content part "${type}"`);
+    }
+  }
+
+  private text(text: string): void {
+    if (text.length === 0) return;
+    if (this.open !== "text") {
+      this.closeTools();
+      this.writer.startText();
+      this.open = "text";
+    }
+    this.writer.text(text);
+  }
+
+  /** Thinking, in a block whose signature is the field it came in (none for thinking parts). */
+  private thinking(text: string, field: ReasoningField | undefined): void {
+    if (text.length === 0) return;
+    if (this.open !== "thinking") {
+      this.closeTools();
+      this.writer.startThinking(field === undefined ? {} : { signature: field });
+      this.open = "thinking";
+    }
+    this.writer.thinking(text);
+  }
+
+  private toolCalls(calls: unknown[]): void {
+    for (const [position, call] of calls.entries()) {
+      const entry = call as {
+        index?: number;
+        id?: string | null;
+        function?: { name?: string | null; arguments?: string | null };
+      };
+      this.open = "tool";
+      this.tools.push({
+        index: typeof entry.index === "number" ? entry.index : position,
+        id: entry.id,
+        name: entry.function?.name,
+        arguments: entry.function?.arguments,
+      });
+    }
   }
 
   private closeTools(): void {
