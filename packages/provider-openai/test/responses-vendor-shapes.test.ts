@@ -65,7 +65,7 @@ describe("Responses: a stream whose ids change on every event (GitHub Copilot)",
       { type: "summary_text", text: "Three r's." },
     ];
     const text = "There are **3** r's.";
-    const { result } = await replay([
+    const events: Event[] = [
       created("capture-id-1"),
       { type: "response.in_progress", response: { id: "capture-id-2" } },
       {
@@ -154,7 +154,18 @@ describe("Responses: a stream whose ids change on every event (GitHub Copilot)",
         },
       },
       completed("capture-id-69"),
+    ];
+    server = await startOpenAIWireServer([
+      { kind: "sse", frames: responsesFrames(events) },
+      {
+        kind: "sse",
+        frames: responsesFrames([created("resp_2"), ...message(0, "msg_2", ["3."]), completed("resp_2")]),
+      },
     ]);
+    const provider = createOpenAIProvider({ baseURL: server.url, apiKey: "k", preset: "openai" });
+    const model = provider.resolveModel("gpt-5.4-mini") as Model;
+    const context = ask("How many r's in strawberry?");
+    const { result } = await drain(provider.stream(model, context));
     expect(result.stopReason).toBe("toolUse");
     expect(result.content).toHaveLength(3);
     const [thinking, answer, call] = result.content;
@@ -174,6 +185,38 @@ describe("Responses: a stream whose ids change on every event (GitHub Copilot)",
     });
     expect(result.notices).toBeUndefined();
     expect(result.responseId).toBe("capture-id-69");
+
+    // The round trip sends the items back under their final ids.
+    context.messages.push(result, {
+      role: "toolResult",
+      toolCallId: "call_1|fc_final",
+      toolName: "count",
+      content: [{ type: "text", text: "3" }],
+      isError: false,
+      timestamp: 2,
+    });
+    await drain(provider.stream(model, context));
+    expect(server.requests[1]?.body?.input).toEqual([
+      { type: "message", role: "developer", content: "You are terse." },
+      { type: "message", role: "user", content: "How many r's in strawberry?" },
+      { type: "reasoning", id: "rs_final", summary, encrypted_content: "enc" },
+      {
+        type: "message",
+        role: "assistant",
+        id: "msg_final",
+        status: "completed",
+        content: [{ type: "output_text", text, annotations: [] }],
+        phase: "final_answer",
+      },
+      {
+        type: "function_call",
+        call_id: "call_1",
+        name: "count",
+        arguments: '{"letter":"r"}',
+        id: "fc_final",
+      },
+      { type: "function_call_output", call_id: "call_1", output: "3" },
+    ]);
   });
 });
 
