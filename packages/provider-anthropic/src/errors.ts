@@ -30,6 +30,21 @@ export class IncompleteStreamError extends Error {
   }
 }
 
+/**
+ * The stream broke the Messages API's event protocol (a second message began inside the first, a delta came
+ * for a block that was never opened, …): what it carried cannot be trusted to be whole, so the response ends
+ * as an `error` at once — never retried, never wrapped as an interruption — with the partial content kept.
+ * An errored message runs none of its tool calls. `detail` says what broke, for the error message.
+ */
+export class BrokenStreamProtocolError extends Error {
+  constructor(readonly detail: string) {
+    super(
+      `The Anthropic API stream broke its protocol (${detail}), so the response is incomplete and ends as an error.`,
+    );
+    this.name = "BrokenStreamProtocolError";
+  }
+}
+
 /** A hook (`onPayload`) threw. Not transient. */
 export class HookError extends Error {
   constructor(hook: string, cause: unknown) {
@@ -68,10 +83,17 @@ function rootMessage(error: unknown): string | undefined {
  * - Errors sent inside the stream (`event: error`): `Anthropic API stream error (overloaded_error): Overloaded`.
  * - Connection failures and timeouts: what failed and the underlying network error.
  * - A stream that broke mid-response: what broke (`terminated: other side closed`).
+ * - A stream that broke the event protocol: what broke ({@link BrokenStreamProtocolError}).
  */
 export function describeFailure(error: unknown): string {
   if (error instanceof RetryGaveUpError) return error.reason;
-  if (error instanceof InterruptedStreamError || error instanceof HookError) return error.message;
+  if (
+    error instanceof InterruptedStreamError ||
+    error instanceof HookError ||
+    error instanceof BrokenStreamProtocolError
+  ) {
+    return error.message;
+  }
   if (error instanceof APIConnectionTimeoutError) return "The request to the Anthropic API timed out.";
   if (error instanceof APIConnectionError) {
     const cause = rootMessage(error.cause);
@@ -111,6 +133,7 @@ export function classifyFailure(error: unknown): FailureInfo {
   // fixed text that no transient-failure wording can match.
   if (error instanceof InterruptedStreamError) return { message: "stream cut after content was delivered" };
   if (error instanceof HookError) return { message: "a request hook failed" };
+  if (error instanceof BrokenStreamProtocolError) return { message: "the stream broke its protocol" };
   const message = describeFailure(error);
   if (error instanceof APIConnectionError) {
     const code = networkCode(error.cause) ?? "ECONNABORTED";

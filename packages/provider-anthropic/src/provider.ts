@@ -19,6 +19,7 @@ import {
   type StreamOptions,
 } from "@arbor/ai-providers";
 import {
+  BrokenStreamProtocolError,
   classifyFailure,
   describeFailure,
   HookError,
@@ -88,8 +89,8 @@ function postMessages(
 
 /**
  * Creates the Anthropic provider: the Messages API through `@anthropic-ai/sdk`, streamed
- * (`POST /v1/messages` with `stream: true` through the SDK's client, raw events, no SDK-side accumulation), with the Claude catalog
- * as its models.
+ * (`POST /v1/messages` with `stream: true` through the SDK's client, raw events, no SDK-side
+ * accumulation), with the Claude catalog as its models.
  *
  * Each `stream()` call:
  * 1. ends at once with an `error` message, sending nothing, when no API key is configured;
@@ -104,7 +105,9 @@ function postMessages(
  *
  * Failures end the stream as data (see `describeFailure`): HTTP errors with their status and the
  * server's message (a "prompt is too long" rejection is recognized by `isContextOverflow`), a stream
- * that breaks after content keeps that content with `stopReason: "error"`, an abort gives `"aborted"`.
+ * that breaks after content keeps that content with `stopReason: "error"`, a stream that breaks the event
+ * protocol ends as an `error` at once and is not retried (see `AnthropicStreamState`), an abort gives
+ * `"aborted"`. What each response holds is read by `AnthropicStreamState`.
  */
 export function createAnthropicProvider(settings: AnthropicProviderSettings = {}): Provider {
   const id = settings.id ?? ANTHROPIC_PROVIDER_ID;
@@ -176,7 +179,7 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
         const client = clientFor(apiKey, settings.baseURL ?? model.baseUrl, idleMs);
         await retryWithPolicy(
           async () => {
-            const state = new AnthropicStreamState(writer, model, longRetention);
+            const state = new AnthropicStreamState(writer, model, longRetention, resolveModel);
             let events: AsyncIterable<RawMessageStreamEvent>;
             try {
               const { data, response } = await postMessages(client, body, { signal, headers }).withResponse();
@@ -202,6 +205,7 @@ export function createAnthropicProvider(settings: AnthropicProviderSettings = {}
               state.finish();
             } catch (error) {
               if (signal?.aborted || !state.streamedContent) throw error;
+              if (error instanceof BrokenStreamProtocolError) throw error;
               throw new InterruptedStreamError(error);
             }
           },

@@ -1,4 +1,4 @@
-import type { AssistantStreamWriter, Model, UsageUpdate } from "@arbor/ai-providers";
+import { type AssistantStreamWriter, calculateCost, type Model, type UsageUpdate } from "@arbor/ai-providers";
 
 /** The usage counters of `message_start` (`Usage`) and `message_delta` (`MessageDeltaUsage`). */
 export interface WireUsage {
@@ -18,15 +18,27 @@ export interface WireUsage {
  * (`calculateCost`); 1-hour cache writes are priced at twice the input price instead of the 5-minute
  * `cacheWrite` price, using the `cache_creation` breakdown when the server sends one, else assuming every
  * write is a 1-hour write when the request asked for `cacheRetention: "long"`.
+ *
+ * The prices are the requested model's until {@link UsageTracker.priceAs} names other ones (a response
+ * served by a fallback model is priced as that model).
  */
 export class UsageTracker {
   private longWriteTokens: number | undefined;
+  private price: Model["cost"];
 
   constructor(
     private readonly writer: AssistantStreamWriter,
-    private readonly model: Model,
+    model: Model,
     private readonly longRetention: boolean,
-  ) {}
+  ) {
+    this.price = model.cost;
+  }
+
+  /** Prices the usage, now and from now on, with these prices instead of the requested model's. */
+  priceAs(price: Model["cost"]): void {
+    this.price = price;
+    this.reprice();
+  }
 
   /** Applies one event's usage. */
   update(usage: WireUsage | null | undefined): void {
@@ -41,6 +53,12 @@ export class UsageTracker {
     const longTokens = usage.cache_creation?.ephemeral_1h_input_tokens;
     if (typeof longTokens === "number") this.longWriteTokens = longTokens;
     this.writer.usage(update);
+    this.reprice();
+  }
+
+  /** Prices the usage with {@link price} (the writer priced it as the requested model), then 1-hour writes. */
+  private reprice(): void {
+    calculateCost({ cost: this.price }, this.writer.message.usage);
     this.priceLongWrites();
   }
 
@@ -51,7 +69,7 @@ export class UsageTracker {
       usage.cacheWrite,
     );
     if (longTokens <= 0) return;
-    const price = this.model.cost;
+    const price = this.price;
     const shortTokens = usage.cacheWrite - longTokens;
     usage.cost.cacheWrite = (shortTokens * price.cacheWrite + longTokens * 2 * price.input) / 1_000_000;
     usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
