@@ -1,8 +1,9 @@
 /**
  * @arbor/session-store/backend — what a `SessionStore` implementation needs beyond the interface: the
- * keyset order and cursor of `listSessions`, the format migrations (versions 1 and 2 to 3), and the
- * validation of headers and entries, and the entry-as-JSON-text helpers of the database stores (an entry
- * kept byte for byte as its JSON text, parsed lazily; a batch encoded once for the append).
+ * keyset order and cursor of `listSessions`, the format migrations (versions 1 and 2 to 3), the
+ * validation of headers and entries and the lenient reading of older and foreign entries, and the
+ * entry-as-JSON-text helpers of the database stores (an entry kept byte for byte as its JSON text, parsed
+ * lazily; a batch encoded once for the append).
  */
 export {
   type EncodedEntry,
@@ -11,6 +12,12 @@ export {
   entryJson,
 } from "./encode-batch.js";
 export { JsonTextEntry, parseEntryText, parseStoredHeader, storedMessageText } from "./json-text-entry.js";
+export {
+  type FilledField,
+  readSessionEntry,
+  repairSessionEntry,
+  type SessionEntryReading,
+} from "./lenient-read.js";
 export {
   compareListing,
   decodeListingCursor,

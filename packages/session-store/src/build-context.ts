@@ -50,9 +50,12 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
     if (found) span.reverse();
     else {
       span = [];
-      index.warnings.push(
+      index.warn(
+        "compaction_span",
+        "compactions keep from an entry that is not on their path; nothing before them is kept",
         `Compaction "${entry.id}" keeps from "${entry.firstKeptEntryId}", which is not on its path; ` +
           "nothing before the compaction is kept.",
+        entry.id,
       );
     }
   }

@@ -69,6 +69,14 @@ export {
   MemorySessionStore,
 } from "./memory-store.js";
 export { Session } from "./session.js";
+export {
+  countSessionNotices,
+  filledFieldNotice,
+  type SessionNotice,
+  type SessionNoticeLevel,
+  storeNotice,
+  summarizeSessionNotices,
+} from "./session-notices.js";
 export type {
   AppendableMessage,
   BranchSummaryInput,

@@ -1,4 +1,6 @@
 import type { SessionEntry } from "./entries.js";
+import { repairSessionEntry } from "./lenient-read.js";
+import { filledFieldNotice, type SessionNotice } from "./session-notices.js";
 import type { StoredEntry } from "./store.js";
 import { isValidSessionEntry, validateSessionEntry } from "./validate.js";
 
@@ -40,7 +42,8 @@ export class SessionIndex {
   /** Number of entries. */
   size = 0;
   readonly labels = new Map<string, string>();
-  readonly warnings: string[] = [];
+  /** What reading found, in the order found (entries are checked when first used). */
+  readonly notices: SessionNotice[] = [];
   /** The kept span (orders, path order) of each compaction (by its order), computed once. */
   readonly keptSpans = new Map<number, readonly number[]>();
   name: string | undefined;
@@ -127,7 +130,12 @@ export class SessionIndex {
   add(stored: StoredEntry, trusted = false): void {
     const { id, type, parentId } = stored;
     if (this.byId.has(id)) {
-      this.warnings.push(`Entry "${id}" (${type}) repeats an earlier entry's id; the later one is ignored.`);
+      this.warn(
+        "repeated_id",
+        "entries repeat an earlier entry's id; the later ones are ignored",
+        `Entry "${id}" (${type}) repeats an earlier entry's id; the later one is ignored.`,
+        id,
+      );
       return;
     }
     const order = this.size;
@@ -139,8 +147,11 @@ export class SessionIndex {
           ? order - 1
           : (this.byId.get(parentId) ?? NONE);
       if (parent === NONE) {
-        this.warnings.push(
+        this.warn(
+          "missing_parent",
+          "entries name a parent that does not come before them; they are treated as roots",
           `Entry "${id}" (${type}) names parent "${parentId}", which does not come before it; it is treated as a root.`,
+          id,
         );
       }
     }
@@ -204,8 +215,11 @@ export class SessionIndex {
     } else if (entry.type === "leaf") {
       if (entry.targetId === null || this.byId.has(entry.targetId)) this.leafId = entry.targetId;
       else {
-        this.warnings.push(
+        this.warn(
+          "missing_leaf_target",
+          "leaf entries move to an entry that does not exist; the leaf stays at their parent",
           `Leaf entry "${entry.id}" moves to "${entry.targetId}", which does not exist; the leaf stays at its parent.`,
+          entry.id,
         );
         this.leafId = parent === NONE ? null : this.idOf(parent);
       }
@@ -231,14 +245,28 @@ export class SessionIndex {
       return parsed;
     } catch (error) {
       this.states[order] = INVALID;
-      this.warnings.push(`Entry "${stored.id}" (${stored.type}) cannot be read: ${errorText(error)}`);
+      this.warn(
+        "unreadable_entry",
+        "entries cannot be read; they are left out",
+        `Entry "${stored.id}" (${stored.type}) cannot be read: ${errorText(error)}`,
+        stored.id,
+      );
       return undefined;
     }
   }
 
+  /** Records a warning. */
+  warn(kind: string, group: string, message: string, entryId?: string): void {
+    const notice: SessionNotice = { level: "warning", kind, message, group };
+    if (entryId !== undefined) notice.entryId = entryId;
+    this.notices.push(notice);
+  }
+
   /**
-   * The entry when it is valid for its type (see `validateSessionEntry`), else undefined — reported once
-   * in {@link warnings}. What the context is built from.
+   * The entry when it is valid for its type (see `validateSessionEntry`), or when it lacks only fields that
+   * can be filled in (see `repairSessionEntry`: then the repaired copy, each filled field reported once as a
+   * note); else undefined — reported once as a warning. What the context is built from. A valid entry costs
+   * one compiled check; the repair runs only for entries that fail it.
    */
   validEntry(order: number): SessionEntry | undefined {
     const state = this.states[order];
@@ -250,9 +278,22 @@ export class SessionIndex {
       this.states[order] = VALID;
       return value;
     }
+    const repaired = repairSessionEntry(value);
+    if (repaired !== undefined) {
+      this.states[order] = VALID;
+      this.values[order] = repaired.value;
+      const id = this.idOf(order);
+      for (const fill of repaired.filled) this.notices.push(filledFieldNotice(id, fill));
+      return repaired.value;
+    }
     this.states[order] = INVALID;
     const result = validateSessionEntry(value);
-    this.warnings.push(`${result.ok ? "Entry is invalid" : result.message}. It is left out of the context.`);
+    this.warn(
+      "invalid_entry",
+      "entries are invalid; they are left out of the context",
+      `${result.ok ? "Entry is invalid" : result.message}. It is left out of the context.`,
+      this.idOf(order),
+    );
     return undefined;
   }
 }

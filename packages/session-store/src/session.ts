@@ -22,6 +22,7 @@ import { generateEntryId, generateSessionId } from "./ids.js";
 import { lazyEntry } from "./lazy-entry.js";
 import type { StoredMessage } from "./message-schemas.js";
 import { NONE, SessionIndex } from "./session-index.js";
+import { type SessionNotice, storeNotice, summarizeSessionNotices } from "./session-notices.js";
 import type {
   AppendableMessage,
   BranchSummaryInput,
@@ -64,12 +65,12 @@ export class Session {
     readonly store: SessionStore,
     /** The session's header (line 1), unknown fields included. */
     readonly header: SessionHeader,
-    stored: Pick<StoredSession, "entries" | "warnings">,
+    stored: Pick<StoredSession, "entries"> & { notices: readonly SessionNotice[] },
     options: SessionOptions | undefined,
   ) {
     this.now = options?.now ?? (() => new Date());
     this.index = new SessionIndex(stored.entries.length + 64);
-    this.index.warnings.push(...stored.warnings);
+    this.index.notices.push(...stored.notices);
     for (const entry of stored.entries) this.index.add(entry);
     this.lastStoredEntryId = stored.entries.at(-1)?.id ?? null;
   }
@@ -92,7 +93,7 @@ export class Session {
     if (options.parentSession !== undefined) header.parentSession = options.parentSession;
     if (options.metadata !== undefined) header.metadata = structuredClone(options.metadata);
     if (options.createOnFirstFlush !== true) await store.createSession(header);
-    const session = new Session(store, header, { entries: [], warnings: [] }, options);
+    const session = new Session(store, header, { entries: [], notices: [] }, options);
     session.headerStored = options.createOnFirstFlush !== true;
     return session;
   }
@@ -102,7 +103,8 @@ export class Session {
    *
    * Contract: throws the store's `SessionNotFoundError` / `SessionCorruptError`, and
    * `UnsupportedSessionVersionError` for a version 1 or 2 session (migrate it first). Damaged entries
-   * never make it fail: they are reported in {@link warnings} and left out of the context.
+   * never make it fail: they are reported in {@link notices} and left out of the context; entries that
+   * lack only display-only or derivable fields are read with those filled in (`repairSessionEntry`).
    */
   static async open(store: SessionStore, sessionId: string, options?: SessionOptions): Promise<Session> {
     const stored = await store.readSession(sessionId);
@@ -110,15 +112,16 @@ export class Session {
     if (typeof version !== "number" || version < CURRENT_SESSION_VERSION) {
       throw new UnsupportedSessionVersionError(sessionId, version);
     }
-    const warnings = [...stored.warnings];
+    const notices = stored.warnings.map(storeNotice);
     const header = validateSessionHeader(stored.header);
-    if (!header.ok) warnings.push(header.message);
-    if (version > CURRENT_SESSION_VERSION) {
-      warnings.push(
-        `Session "${sessionId}" has format version ${version}, newer than ${CURRENT_SESSION_VERSION}.`,
-      );
+    if (!header.ok) {
+      notices.push({ level: "warning", kind: "invalid_header", message: header.message, group: "headers" });
     }
-    return new Session(store, stored.header, { entries: stored.entries, warnings }, options);
+    if (version > CURRENT_SESSION_VERSION) {
+      const message = `Session "${sessionId}" has format version ${version}, newer than ${CURRENT_SESSION_VERSION}.`;
+      notices.push({ level: "warning", kind: "newer_version", message, group: "headers" });
+    }
+    return new Session(store, stored.header, { entries: stored.entries, notices }, options);
   }
 
   /** The session id. */
@@ -141,9 +144,23 @@ export class Session {
     return this.index.name;
   }
 
-  /** Problems found while reading (store warnings, damaged or invalid entries), in the order found. */
+  /**
+   * What reading the session found so far, in the order found: warnings (store warnings, damaged, invalid or
+   * misplaced entries: something left out or changed) and notes (fields an older or foreign writer left out,
+   * filled in while reading: nothing lost). Entries are checked when first used (the context, the tree's
+   * `entry()`), so this grows as the session is read.
+   */
+  get notices(): readonly SessionNotice[] {
+    return this.index.notices;
+  }
+
+  /**
+   * The warnings among {@link notices}, for people: one line per kind, in the order each kind was first
+   * found — the message itself for a kind found once, else the count with one or two examples (see
+   * `summarizeSessionNotices`). Notes are not warnings: they are not listed here.
+   */
   get warnings(): readonly string[] {
-    return this.index.warnings;
+    return summarizeSessionNotices(this.index.notices, "warning");
   }
 
   /** False until the store holds the session (a session created with `createOnFirstFlush` and not flushed yet). */
@@ -360,7 +377,7 @@ export class Session {
     return new Session(
       this.store,
       header,
-      { entries: entries.map(heldEntry), warnings: [] },
+      { entries: entries.map(heldEntry), notices: [] },
       { now: this.now },
     );
   }

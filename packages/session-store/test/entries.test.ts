@@ -131,12 +131,33 @@ describe("damaged data never stops a session from opening", () => {
     expect(session.children("aaaa0001").map((ref) => [ref.id, ref.entry()])).toEqual([
       ["aaaa0002", undefined],
     ]);
+    expect(session.notices.map(({ level, kind, entryId, message }) => ({ level, kind, entryId, message }))).toEqual([
+      {
+        level: "warning",
+        kind: "invalid_entry",
+        entryId: "aaaa0005",
+        message: expect.stringMatching(/^Entry "aaaa0005" \(leaf\) is invalid: \/targetId: required property missing/),
+      },
+      {
+        level: "warning",
+        kind: "invalid_entry",
+        entryId: "aaaa0002",
+        message: expect.stringMatching(
+          /^Entry "aaaa0002" \(message\) is invalid: \/message\/content: expected array, received string/,
+        ),
+      },
+      {
+        level: "warning",
+        kind: "invalid_entry",
+        entryId: "aaaa0004",
+        message: expect.stringMatching(/^Entry "aaaa0004" \(thinking_level_change\) is invalid/),
+      },
+    ]);
+    // For people: one line per kind, with its count and two examples.
     expect(session.warnings).toEqual([
-      expect.stringMatching(/^Entry "aaaa0005" \(leaf\) is invalid: \/targetId: required property missing/),
       expect.stringMatching(
-        /^Entry "aaaa0002" \(message\) is invalid: \/message\/content: expected array, received string/,
+        /^3 entries are invalid; they are left out of the context \(e\.g\. Entry "aaaa0005" \(leaf\) is invalid: .*; Entry "aaaa0002" \(message\) is invalid: .*\)$/,
       ),
-      expect.stringMatching(/^Entry "aaaa0004" \(thinking_level_change\) is invalid/),
     ]);
   });
 
@@ -178,10 +199,14 @@ describe("damaged data never stops a session from opening", () => {
     expect(context.repairs).toEqual([
       { kind: "orphan_tool_result", entryId: "aaaa0004", toolCallId: "gone" },
     ]);
-    expect(session.warnings).toEqual([
+    expect(session.notices.map((notice) => notice.message)).toEqual([
       "a store warning",
       'Entry "aaaa0003" (label) cannot be read: damaged too',
       'Entry "aaaa0002" (message) cannot be read: bytes on disk are damaged',
+    ]);
+    expect(session.warnings).toEqual([
+      "a store warning",
+      '2 entries cannot be read; they are left out (e.g. Entry "aaaa0003" (label) cannot be read: damaged too; Entry "aaaa0002" (message) cannot be read: bytes on disk are damaged)',
     ]);
   });
 });
