@@ -6,11 +6,13 @@
 import type { Context } from "@arbor/ai-providers";
 import { describeStreamCorpus } from "@internal/conformance";
 import { createAnthropicProvider } from "../src/index.js";
+import { SERVER_TOOL_BLOCKS, SKIPPED_DELTAS } from "../src/skipped-parts.js";
 
 const ask: Context = { messages: [{ role: "user", content: "Go on.", timestamp: 1 }] };
 
 describeStreamCorpus({
   folder: "anthropic",
+  knowinglySkipped: new Set([...SERVER_TOOL_BLOCKS, ...SKIPPED_DELTAS]),
   stream(baseURL) {
     const provider = createAnthropicProvider({
       apiKey: "sk-ant-test-key",

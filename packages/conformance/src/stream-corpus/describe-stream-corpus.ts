@@ -107,10 +107,14 @@ export function describeStreamCorpus(options: DescribeStreamCorpusOptions): void
       expect(checkStreamProtocol(events, result)).toEqual([]);
       const { skipped, error, servedBy, ...expected } = response.reading;
       const actual = readingOfMessage(result, options.vendorToolCallId);
-      expect({ ...actual, servedBy: servedBy === undefined ? undefined : actual.servedBy }).toEqual({
-        ...expected,
-        servedBy,
-      });
+      // A reply that ends in an error runs none of its tool calls (agent-core answers each with "not
+      // executed"), so what a broken stream left of a call is kept as partial content, not compared.
+      const failed = expected.stopReason === "error";
+      expect({
+        ...actual,
+        servedBy: servedBy === undefined ? undefined : actual.servedBy,
+        toolCalls: failed ? [] : actual.toolCalls,
+      }).toEqual({ ...expected, servedBy, toolCalls: failed ? [] : expected.toolCalls });
       if (error !== undefined) expect(result.errorMessage ?? "").toContain(error);
       const said = [...(result.notices ?? []), result.errorMessage ?? ""].join("\n");
       for (const type of skipped ?? []) {

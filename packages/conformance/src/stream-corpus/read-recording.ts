@@ -31,6 +31,9 @@ export interface StreamReading {
 /** What a reading records for a second `message_start` that is not a repeat of the first. */
 const PROTOCOL_BREAK = "protocol";
 
+/** The Anthropic content blocks a reading reads (any other is skipped, its deltas with it). */
+const READ_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
+
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
@@ -171,7 +174,10 @@ export function readAnthropic(events: readonly Json[]): StreamReading {
         if (delta.type === "text_delta") block.text += String(delta.text ?? "");
         else if (delta.type === "thinking_delta") block.text += String(delta.thinking ?? "");
         else if (delta.type === "input_json_delta") block.json += String(delta.partial_json ?? "");
-        else if (delta.type !== "signature_delta") skip(reading, String(delta.type));
+        else if (delta.type !== "signature_delta" && READ_BLOCKS.has(block.type)) {
+          // A delta inside a skipped block is skipped with it.
+          skip(reading, String(delta.type));
+        }
         break;
       }
       case "message_delta": {
