@@ -256,9 +256,10 @@ export class SessionIndex {
   }
 
   /** Records a warning. */
-  warn(kind: string, group: string, message: string, entryId?: string): void {
+  warn(kind: string, group: string, message: string, entryId?: string, example?: string): void {
     const notice: SessionNotice = { level: "warning", kind, message, group };
     if (entryId !== undefined) notice.entryId = entryId;
+    if (example !== undefined) notice.example = example;
     this.notices.push(notice);
   }
 
@@ -288,11 +289,13 @@ export class SessionIndex {
     }
     this.states[order] = INVALID;
     const result = validateSessionEntry(value);
+    const problem = result.ok ? "Entry is invalid" : result.message;
     this.warn(
       "invalid_entry",
       "entries are invalid; they are left out of the context",
-      `${result.ok ? "Entry is invalid" : result.message}. It is left out of the context.`,
+      `${problem}. It is left out of the context.`,
       this.idOf(order),
+      problem,
     );
     return undefined;
   }

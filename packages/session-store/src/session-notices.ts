@@ -24,8 +24,8 @@ export interface SessionNotice {
   example?: string;
 }
 
-/** Examples a summary line gives of a kind with several notices. */
-const EXAMPLES = 2;
+/** An example longer than this is the only one a summary line gives. */
+const LONG_EXAMPLE = 80;
 /** Longest example quoted in a summary line. */
 const MAX_EXAMPLE = 200;
 
@@ -87,7 +87,11 @@ export function summarizeSessionNotices(
       lines.push(first.message);
       continue;
     }
-    const examples = group.slice(0, EXAMPLES).map((notice) => shortened(notice.example ?? notice.message));
+    // Two examples, or one when it is long.
+    const head = shortened(first.example ?? first.message);
+    const second = group[1] as SessionNotice;
+    const examples =
+      head.length > LONG_EXAMPLE ? [head] : [head, shortened(second.example ?? second.message)];
     lines.push(`${group.length.toLocaleString("en-US")} ${first.group} (e.g. ${examples.join("; ")})`);
   }
   return lines;
