@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import { describe, expect, it } from "vitest";
@@ -179,6 +180,75 @@ describe("arbor sessions import", () => {
     expect(run.stdout).toContain('Entry "bad00001" (message) is invalid');
     expect(run.stdout).toContain("is incomplete (a write cut short); left out");
     expect(run.stdout).toContain("5 entries, 3 messages");
+  });
+
+  it("imports an older pi file whole: fields it lacks are filled in and reported once, as a note", async () => {
+    // pi's own v1 fixture (pi-mono, packages/coding-agent/test/fixtures/large-session.jsonl): its 453
+    // assistant messages have no usage.totalTokens. Before, all 453 were invalid and left out of the context.
+    const home = temporaryDirectory();
+    const file = fileURLToPath(
+      new URL("../../../fixtures/pi-sessions/v1/large-session.jsonl", import.meta.url),
+    );
+    const run = await runSessions(["import", file], { home });
+    expect(run.exitCode).toBeUndefined();
+    const id = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";
+    expect(
+      run.stdout
+        .split("\n")
+        .slice(1, -2)
+        .filter((line) => !line.startsWith("  stored in")),
+    ).toEqual([
+      "  1,018 entries, 914 messages, 1 branch, leaf 82d86e63",
+      "  context of the leaf: 892 messages, 373 tool calls with their results",
+      "  no warnings",
+      "  453 fields the file lacks, filled in (the copy holds them; the file is unchanged):",
+      "    - 453 assistant messages had no usage.totalTokens: filled from their token counts (e.g. entry dd1329f5; entry 94ce9e2d)",
+    ]);
+    // The copy holds the filled entries: it opens with nothing to repair, warn about or note.
+    const { session, store } = await openImported(home, id);
+    // The file's 914 messages, and an error result for each of the 18 calls of its aborted responses.
+    const context = session.buildContext();
+    expect(context.messages).toHaveLength(932);
+    expect(context.repairs.map((repair) => repair.kind)).toEqual(Array(18).fill("missing_tool_result"));
+    expect(session.notices).toEqual([]);
+    await store.close();
+    const show = await runSessions(["show", id], { home });
+    expect(show.stdout).not.toMatch(/^(Warning|Note) /m);
+    // Opened in place (read-only, migrated in memory), the same fields are filled: one note line.
+    const inPlace = await runSessions(["show", file, "--limit", "all"], { home });
+    expect(inPlace.stdout.split("\n").filter((line) => /^(Warning|Note) /.test(line))).toEqual([
+      "Warning    migrated from format version 1 to 3 in memory only (the file is unchanged)",
+      "Note       453 assistant messages had no usage.totalTokens: filled from their token counts (e.g. entry dd1329f5; entry 94ce9e2d)",
+    ]);
+  });
+
+  it("counts the warnings right and prints one line per kind", async () => {
+    const home = temporaryDirectory();
+    const file = join(temporaryDirectory(), "many.jsonl");
+    const [head, ...rest] = readFileSync(fixturePath("plain"), "utf8").trimEnd().split("\n");
+    const invalid = Array.from({ length: 30 }, (_, index) =>
+      JSON.stringify({
+        type: "message",
+        id: `bad${String(index).padStart(5, "0")}`,
+        parentId: "nowhere1",
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "assistant", content: "not blocks" },
+      }),
+    );
+    const junk = Array.from({ length: 25 }, (_, index) => `not json ${index}`);
+    writeFileSync(file, `${[head, ...rest, ...invalid, ...junk].join("\n")}\n`);
+    const run = await runSessions(["import", file], { home });
+    const lines = run.stdout.split("\n");
+    const at = lines.indexOf("  85 warnings:");
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      `    - 25 lines are not JSON; they are left out (e.g. line ${rest.length + 32}; line ${rest.length + 33})`,
+      '    - 30 entries name a parent that does not come before them; they become roots (e.g. entry "bad00000"; entry "bad00001")',
+      expect.stringMatching(
+        /^ {4}- 30 entries are invalid; they are kept but left out of the context \(e\.g\. Entry "bad00000" \(message\) is invalid: \/message\/content: expected array, [^;]*;[^;]*;[^;]*…\)$/,
+      ),
+    ]);
+    expect(run.stdout).not.toContain("more");
   });
 
   it("drops an Arbor file's batch framing and imports the entries", async () => {

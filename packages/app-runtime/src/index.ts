@@ -170,6 +170,8 @@ export {
   SessionReferenceError,
 } from "./session-reference.js";
 export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
+export { type ImportReport, importReportLines, importSessionFile } from "./sessions/import-session.js";
+export { type TreeStats, treeStats } from "./sessions/tree-stats.js";
 export {
   type LoadedSettings,
   loadSettings,

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { ArborUserError, resolveEntryReference } from "@arbor/app-runtime";
+import { storeNotice, summarizeSessionNotices } from "@arbor/session-store";
 import { countOf, exportHtml, exportJsonl, exportMarkdown } from "@arbor/session-view";
 import { type Command, Option } from "commander";
 import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./context.js";
@@ -66,12 +67,13 @@ export function addExportCommand(parent: Command, deps: SessionsCommandDeps): Co
         }
         await withSession(deps, command, reference, { readOnly: true }, async (session, resolved) => {
           let text: string;
-          let warnings: string[] = [...session.warnings];
+          // One line per kind of warning (the store's plain ones grouped by what they say).
+          let warnings: readonly string[] | undefined;
           let described: string;
           if (format === "jsonl") {
             const result = await exportJsonl(resolved.store, session.id);
             text = result.text;
-            warnings = result.warnings;
+            warnings = summarizeSessionNotices(result.warnings.map(storeNotice));
             described = `${countOf(result.entryCount, "entry", "entries")}`;
           } else if (format === "md") {
             const leafId =
@@ -82,7 +84,7 @@ export function addExportCommand(parent: Command, deps: SessionsCommandDeps): Co
             text = exportHtml(session, { location: resolved.location });
             described = `${countOf(session.entryCount, "entry", "entries")}`;
           }
-          for (const warning of warnings) deps.stderr.write(`warning: ${warning}\n`);
+          for (const warning of warnings ?? session.warnings) deps.stderr.write(`warning: ${warning}\n`);
           if (options.output === undefined) {
             deps.stdout.write(text);
             return;

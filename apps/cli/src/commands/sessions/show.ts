@@ -4,8 +4,8 @@
  * hidden unless `--all`).
  */
 
-import { type ResolvedSession, resolveEntryReference } from "@arbor/app-runtime";
-import type { Session, SessionEntryRef, SessionTreeNode } from "@arbor/session-store";
+import { type ResolvedSession, resolveEntryReference, type TreeStats, treeStats } from "@arbor/app-runtime";
+import { type Session, type SessionEntryRef, summarizeSessionNotices } from "@arbor/session-store";
 import {
   countOf,
   entryTextLines,
@@ -20,28 +20,6 @@ import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./
 
 /** Entries of the branch shown when `--limit` is not given (the newest ones). */
 export const DEFAULT_SHOW_LIMIT = 100;
-
-/** Counts over a whole tree, from the entry types only. */
-export interface TreeStats {
-  entries: number;
-  messages: number;
-  /** Entries without children: the tips of the branches. */
-  leaves: number;
-}
-
-/** Counts of a tree. O(entries); parses nothing; no recursion. */
-export function treeStats(roots: readonly SessionTreeNode[]): TreeStats {
-  const stats: TreeStats = { entries: 0, messages: 0, leaves: 0 };
-  const stack = [...roots];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    stats.entries++;
-    if (node.type === "message") stats.messages++;
-    if (node.children.length === 0) stats.leaves++;
-    for (const child of node.children) stack.push(child);
-  }
-  return stats;
-}
 
 /** Most entries {@link pathSettings} parses (a path without any model or thinking entry stops there). */
 const MAX_SETTINGS_PARSES = 1_000;
@@ -104,7 +82,9 @@ export function sessionHeaderLines(session: Session, resolved: ResolvedSession, 
     const thinking = settings.thinkingLevel === undefined ? "" : `thinking ${settings.thinkingLevel}`;
     rows.push(["Model", [settings.model ?? "", thinking].filter((part) => part !== "").join(", ")]);
   }
+  // One line per kind (see `Session.warnings`); fields filled in while reading are notes, not warnings.
   for (const warning of session.warnings) rows.push(["Warning", warning]);
+  for (const note of summarizeSessionNotices(session.notices, "note")) rows.push(["Note", note]);
   const width = Math.max(...rows.map(([key]) => key.length)) + 2;
   return rows.map(([key, value]) => `${key.padEnd(width)}${value}`);
 }
@@ -177,8 +157,8 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
         ) => {
           await withSession(deps, command, reference, { readOnly: true }, async (session, resolved) => {
             const roots = session.getTree();
-            const lines = sessionHeaderLines(session, resolved, treeStats(roots));
-            lines.push("");
+            // The body first: the warnings above it then include what reading it found.
+            const lines: string[] = [];
             if (options.tree === true) {
               const pruned = options.all === true ? undefined : withoutRetriedFailures(roots);
               lines.push(...treeTextLines(session, { fold: options.fold, roots: pruned?.roots ?? roots }));
@@ -198,7 +178,11 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
                 }),
               );
             }
-            writeLines(deps.stdout, lines);
+            writeLines(deps.stdout, [
+              ...sessionHeaderLines(session, resolved, treeStats(roots)),
+              "",
+              ...lines,
+            ]);
           });
         },
       ),
