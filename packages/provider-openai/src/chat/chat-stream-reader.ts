@@ -93,9 +93,9 @@ export class ChatStreamReader {
     this.content(delta.content);
     if (typeof delta.refusal === "string") this.text(delta.refusal);
     if (Array.isArray(delta.tool_calls)) this.toolCalls(delta.tool_calls);
-    for (const [field, value] of Object.entries(delta)) {
+    for (const field in delta) {
       if (READ_FIELDS.has(field) || SKIPPED_FIELDS.has(field)) continue;
-      if (carriesContent(value)) writer.unreadable(`delta field "${field}"`);
+      if (carriesContent(delta[field])) writer.unreadable(`delta field "${field}"`);
     }
 
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
