@@ -20,11 +20,17 @@ export interface DescribeStreamCorpusOptions {
   /** Maps a tool call id as the provider keeps it to the vendor's id (default: unchanged). */
   vendorToolCallId?: (id: string) => string;
   /**
-   * Wire types the provider knowingly does not read (server-side tools whose outcome the model's text
-   * reports, metadata beside the text). Any other part the reading skips must reach the user: as a
-   * notice on the message, or in its error.
+   * Parts the provider knowingly does not read, as a reading names them (`web_search_call`; a part that
+   * runs on the client is named `<type> (client)`): server-side tools whose outcome the model's text
+   * reports, metadata beside the text. Any other part the reading skips must reach the user — as a notice
+   * on the message, or in its error, which is how a response with nothing else must end.
    */
   knowinglySkipped?: ReadonlySet<string>;
+}
+
+/** The wire type of a part a reading skipped (`shell_call (client)` → `shell_call`). */
+function wireType(part: string): string {
+  return part.split(" ")[0] ?? part;
 }
 
 /** What the provider made of a response, in the terms of a {@link StreamReading}. */
@@ -105,7 +111,12 @@ export function describeStreamCorpus(options: DescribeStreamCorpusOptions): void
     )("%s", async (_name, response) => {
       const { events, result } = await replay(response, options.stream);
       expect(checkStreamProtocol(events, result)).toEqual([]);
-      const { skipped, error, servedBy, ...expected } = response.reading;
+      const { skipped, error, servedBy, ...read } = response.reading;
+      const unread = (skipped ?? []).filter((part) => !knowinglySkipped.has(part));
+      // Arbor's rule beyond the reading: a response with no answer but parts the provider cannot read is
+      // never a silent stop — it ends in an error naming them.
+      const answered = read.text !== "" || read.toolCalls.length > 0;
+      const expected = !answered && unread.length > 0 ? { ...read, stopReason: "error" as const } : read;
       const actual = readingOfMessage(result, options.vendorToolCallId);
       // A reply that ends in an error runs none of its tool calls (agent-core answers each with "not
       // executed"), so what a broken stream left of a call is kept as partial content, not compared.
@@ -117,9 +128,8 @@ export function describeStreamCorpus(options: DescribeStreamCorpusOptions): void
       }).toEqual({ ...expected, servedBy, toolCalls: failed ? [] : expected.toolCalls });
       if (error !== undefined) expect(result.errorMessage ?? "").toContain(error);
       const said = [...(result.notices ?? []), result.errorMessage ?? ""].join("\n");
-      for (const type of skipped ?? []) {
-        if (knowinglySkipped.has(type)) continue;
-        expect(said, `"${type}" was neither read nor reported`).toContain(type);
+      for (const part of unread) {
+        expect(said, `"${part}" was neither read nor reported`).toContain(wireType(part));
       }
     });
   });

@@ -321,7 +321,8 @@ export function readResponses(events: readonly Json[]): StreamReading {
   const reading = emptyReading();
   interface Item {
     type: string;
-    text: string[];
+    /** The text of each part (summary part, content part), by `summary_index` / `content_index`. */
+    parts: Map<string, string>;
     streamed: boolean;
     item: Json;
     json: string;
@@ -333,11 +334,18 @@ export function readResponses(events: readonly Json[]): StreamReading {
   const itemAt = (index: number, item?: Json): Item => {
     let entry = items.get(index);
     if (entry === undefined) {
-      entry = { type: String(item?.type ?? ""), text: [], streamed: false, item: item ?? {}, json: "" };
+      entry = {
+        type: String(item?.type ?? ""),
+        parts: new Map(),
+        streamed: false,
+        item: item ?? {},
+        json: "",
+      };
       items.set(index, entry);
     }
     return entry;
   };
+  const partKey = (event: Json) => String(num(event.summary_index) ?? num(event.content_index) ?? 0);
   for (const event of events) {
     const index = num(event.output_index) ?? -1;
     switch (event.type) {
@@ -351,16 +359,27 @@ export function readResponses(events: readonly Json[]): StreamReading {
           entry.type = String(event.item.type ?? entry.type);
         }
         break;
-      case "response.reasoning_summary_part.added":
-        itemAt(index).text.push("");
-        break;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
       case "response.output_text.delta":
       case "response.refusal.delta": {
         const entry = itemAt(index);
-        if (entry.text.length === 0) entry.text.push("");
-        entry.text[entry.text.length - 1] += String(event.delta ?? "");
+        const key = partKey(event);
+        entry.parts.set(key, (entry.parts.get(key) ?? "") + String(event.delta ?? ""));
+        entry.streamed = true;
+        break;
+      }
+      case "response.reasoning_summary_text.done":
+      case "response.reasoning_text.done":
+      case "response.output_text.done":
+      case "response.refusal.done": {
+        // A part's final text; the deltas before it are its beginning (a source that shortened the deltas
+        // by hand is read as the deltas say when they are not).
+        const entry = itemAt(index);
+        const key = partKey(event);
+        const final = event.text ?? event.refusal;
+        const streamed = entry.parts.get(key) ?? "";
+        if (typeof final === "string" && final.startsWith(streamed)) entry.parts.set(key, final);
         entry.streamed = true;
         break;
       }
@@ -391,15 +410,16 @@ export function readResponses(events: readonly Json[]): StreamReading {
   for (const index of [...items.keys()].sort((a, b) => a - b)) {
     const entry = items.get(index) as Item;
     const item = entry.item;
+    const parts = [...entry.parts.values()];
     if (entry.type === "message") {
-      if (entry.streamed) reading.text += entry.text.join("");
+      if (entry.streamed) reading.text += parts.join("");
       else if (Array.isArray(item.content)) {
         for (const part of item.content)
           if (isRecord(part)) reading.text += String(part.text ?? part.refusal ?? "");
       }
     } else if (entry.type === "reasoning") {
       const summary = entry.streamed
-        ? entry.text
+        ? parts
         : (Array.isArray(item.summary) ? item.summary : []).map((part) =>
             isRecord(part) ? String(part.text ?? "") : "",
           );
@@ -411,7 +431,7 @@ export function readResponses(events: readonly Json[]): StreamReading {
         name: String(item.name ?? ""),
         arguments: parseArguments(json, {}),
       });
-    } else if (entry.type !== "") skip(reading, entry.type);
+    } else if (entry.type !== "") skip(reading, describeItem(entry.type, item));
   }
   const usage = end !== undefined && isRecord(end.response.usage) ? end.response.usage : undefined;
   if (usage !== undefined) {
@@ -439,6 +459,20 @@ export function readResponses(events: readonly Json[]): StreamReading {
   }
   reading.stopReason = reading.toolCalls.length > 0 ? "toolUse" : "stop";
   return reading;
+}
+
+/**
+ * A skipped Responses item by its type, with where it runs when the type alone does not say: a shell
+ * call outside a hosted container runs on the client (`shell_call (client)`), as does a tool search
+ * without `execution: "server"`.
+ */
+function describeItem(type: string, item: Json): string {
+  if (type === "shell_call") {
+    const environment = isRecord(item.environment) ? String(item.environment.type ?? "") : "";
+    return environment.startsWith("container") ? type : `${type} (client)`;
+  }
+  if (type === "tool_search_call") return item.execution === "server" ? type : `${type} (client)`;
+  return type;
 }
 
 /** The folders of the corpus and how each is read. */
