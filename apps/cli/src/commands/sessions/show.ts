@@ -60,7 +60,13 @@ export function pathSettings(path: readonly SessionEntryRef[]): { model?: string
 }
 
 /** The facts at the top of `show`: id, name, directory, dates, file, counts, model, warnings. */
-export function sessionHeaderLines(session: Session, resolved: ResolvedSession, stats: TreeStats): string[] {
+export function sessionHeaderLines(
+  session: Session,
+  resolved: ResolvedSession,
+  stats: TreeStats,
+  /** True when only part of the session was read: the warnings and notes are those of that part. */
+  partial = false,
+): string[] {
   const rows: [string, string][] = [["Session", session.id]];
   if (session.name !== undefined) rows.push(["Name", session.name]);
   rows.push(["Directory", session.cwd]);
@@ -83,8 +89,9 @@ export function sessionHeaderLines(session: Session, resolved: ResolvedSession, 
     rows.push(["Model", [settings.model ?? "", thinking].filter((part) => part !== "").join(", ")]);
   }
   // One line per kind (see `Session.warnings`); fields filled in while reading are notes, not warnings.
+  const read = partial ? " (in the entries shown; --limit all reads them all)" : "";
   for (const warning of session.warnings) rows.push(["Warning", warning]);
-  for (const note of summarizeSessionNotices(session.notices, "note")) rows.push(["Note", note]);
+  for (const note of summarizeSessionNotices(session.notices, "note")) rows.push(["Note", `${note}${read}`]);
   const width = Math.max(...rows.map(([key]) => key.length)) + 2;
   return rows.map(([key, value]) => `${key.padEnd(width)}${value}`);
 }
@@ -159,6 +166,7 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
             const roots = session.getTree();
             // The body first: the warnings above it then include what reading it found.
             const lines: string[] = [];
+            let partial = false;
             if (options.tree === true) {
               const pruned = options.all === true ? undefined : withoutRetriedFailures(roots);
               lines.push(...treeTextLines(session, { fold: options.fold, roots: pruned?.roots ?? roots }));
@@ -171,18 +179,12 @@ export function addShowCommand(parent: Command, deps: SessionsCommandDeps): Comm
             } else {
               const leafId =
                 options.leaf === undefined ? session.leafId : resolveEntryReference(session, options.leaf);
-              lines.push(
-                ...branchTextLines(session, leafId, {
-                  limit: options.limit ?? DEFAULT_SHOW_LIMIT,
-                  full: options.full === true,
-                }),
-              );
+              const limit = options.limit ?? DEFAULT_SHOW_LIMIT;
+              lines.push(...branchTextLines(session, leafId, { limit, full: options.full === true }));
+              partial = limit < session.getPath(leafId).length;
             }
-            writeLines(deps.stdout, [
-              ...sessionHeaderLines(session, resolved, treeStats(roots)),
-              "",
-              ...lines,
-            ]);
+            const header = sessionHeaderLines(session, resolved, treeStats(roots), partial);
+            writeLines(deps.stdout, [...header, "", ...lines]);
           });
         },
       ),
