@@ -13,19 +13,11 @@
  *
  *   pnpm exec tsx scripts/pi-session-contexts.ts
  */
-import { spawnSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { installPiAgent, piHome } from "../bench/src/pi-agent.ts";
 import {
   compactLlmMessages,
   type PiContextFile,
@@ -60,25 +52,9 @@ const TARGET_MODEL = {
 
 /** Installs pi (once) and imports its library entry point and pi-ai's `transformMessages`. */
 async function loadPi(): Promise<{ pi: PiModule; transformMessages: TransformMessages }> {
-  const home = join(tmpdir(), `arbor-pi-${PI_VERSION}`);
-  const dir = join(home, "node_modules", ...PACKAGE.split("/"));
-  if (!existsSync(join(dir, "package.json"))) {
-    mkdirSync(home, { recursive: true });
-    const npm = spawnSync(
-      "npm",
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--loglevel=error",
-        "--prefix",
-        home,
-        `${PACKAGE}@${PI_VERSION}`,
-      ],
-      { encoding: "utf8", stdio: "inherit" },
-    );
-    if (npm.status !== 0) throw new Error(`npm install ${PACKAGE}@${PI_VERSION} failed`);
-  }
+  const dir = installPiAgent(PI_VERSION);
+  if (typeof dir !== "string") throw new Error(dir.skipped);
+  const home = piHome(PI_VERSION);
   const pi = (await import(pathToFileURL(join(dir, "dist", "index.js")).href)) as PiModule;
   // Not a public export of pi-ai: its file in the installed package (pi-ai is pi's own dependency).
   const transform = join(

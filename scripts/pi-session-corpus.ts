@@ -14,16 +14,15 @@
  *   pnpm exec tsx scripts/pi-session-corpus.ts 0.32.3
  *   pnpm exec tsx scripts/pi-session-corpus.ts 0.73.1
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { installPiAgent } from "../bench/src/pi-agent.ts";
 
 const VERSION = process.argv[2] ?? "0.32.3";
-const PACKAGE = "@mariozechner/pi-coding-agent";
 const CORPUS = join(import.meta.dirname, "../fixtures/pi-sessions");
 const PROJECT_PATH = "/home/user/project";
 
@@ -248,17 +247,8 @@ interface Registry {
 }
 
 async function loadPi(): Promise<PiSdk> {
-  const home = join(tmpdir(), `arbor-pi-${VERSION}`);
-  const dir = join(home, "node_modules", ...PACKAGE.split("/"));
-  if (!existsSync(join(dir, "package.json"))) {
-    mkdirSync(home, { recursive: true });
-    const npm = spawnSync(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", home, `${PACKAGE}@${VERSION}`],
-      { stdio: "inherit" },
-    );
-    if (npm.status !== 0) throw new Error(`npm install ${PACKAGE}@${VERSION} failed`);
-  }
+  const dir = installPiAgent(VERSION);
+  if (typeof dir !== "string") throw new Error(dir.skipped);
   return (await import(pathToFileURL(join(dir, "dist", "index.js")).href)) as PiSdk;
 }
 

@@ -13,8 +13,13 @@ import { pathToFileURL } from "node:url";
 export const PI_VERSION = "0.73.1";
 const PACKAGE = "@mariozechner/pi-coding-agent";
 
+/** Where the pi agent of a version is installed (a folder of os.tmpdir(), kept for later runs). */
+export function piHome(version: string = PI_VERSION): string {
+  return join(tmpdir(), `arbor-bench-pi-${version}`);
+}
+
 /** Where the pi agent is installed. */
-export const PI_HOME = join(tmpdir(), `arbor-bench-pi-${PI_VERSION}`);
+export const PI_HOME = piHome();
 
 /** The parts of pi's API the benches use. */
 export interface PiSessionManager {
@@ -31,30 +36,32 @@ export interface PiModule {
 
 let loaded: Promise<PiModule | { skipped: string }> | undefined;
 
-/** The installed package's folder, installing it first when needed; or why it cannot be. */
-export function piPackageDir(): string | { skipped: string } {
-  if (process.env.ARBOR_BENCH_NO_PI === "1") return { skipped: "ARBOR_BENCH_NO_PI=1" };
-  const dir = join(PI_HOME, "node_modules", ...PACKAGE.split("/"));
+/**
+ * The installed package folder of a pi version, installing it from npm first when needed (the corpus
+ * scripts use it too: `scripts/pi-session-corpus.ts`, `scripts/pi-session-contexts.ts`); or why it cannot
+ * be installed.
+ */
+export function installPiAgent(version: string = PI_VERSION): string | { skipped: string } {
+  const home = piHome(version);
+  const dir = join(home, "node_modules", ...PACKAGE.split("/"));
   if (existsSync(join(dir, "package.json"))) return dir;
-  mkdirSync(PI_HOME, { recursive: true });
+  mkdirSync(home, { recursive: true });
   const npm = spawnSync(
     "npm",
-    [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      "--prefix",
-      PI_HOME,
-      `${PACKAGE}@${PI_VERSION}`,
-    ],
+    ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", home, `${PACKAGE}@${version}`],
     { encoding: "utf8", timeout: 300_000 },
   );
   if (npm.status !== 0 || !existsSync(join(dir, "package.json"))) {
     const why = (npm.error?.message ?? npm.stderr ?? "").trim().split("\n").at(-1) ?? "";
-    return { skipped: `npm install ${PACKAGE}@${PI_VERSION} failed: ${why || `exit ${npm.status}`}` };
+    return { skipped: `npm install ${PACKAGE}@${version} failed: ${why || `exit ${npm.status}`}` };
   }
   return dir;
+}
+
+/** The installed package's folder, installing it first when needed; or why it cannot be. */
+export function piPackageDir(): string | { skipped: string } {
+  if (process.env.ARBOR_BENCH_NO_PI === "1") return { skipped: "ARBOR_BENCH_NO_PI=1" };
+  return installPiAgent();
 }
 
 /** pi's library entry point, or why it is not available. */
