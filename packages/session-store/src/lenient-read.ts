@@ -9,6 +9,7 @@
  * This is the one place every reader goes through: `Session` (whatever the store), and the import of a file
  * (`arbor sessions import` writes the filled entries into Arbor's copy; the file itself is never changed).
  */
+import { emptyUsage } from "@arbor/ai-providers";
 import type { SessionEntry } from "./entries.js";
 import type { SchemaIssue } from "./schema-issues.js";
 import { isValidSessionEntry, validateSessionEntry } from "./validate.js";
@@ -70,14 +71,7 @@ class Filler {
 function filledUsage(usage: unknown, filler: Filler): Fields | undefined {
   if (!isRecord(usage)) {
     filler.note("usage", "filled with zeros (no token counts known)");
-    return {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    };
+    return { ...emptyUsage() };
   }
   let copy: Fields | undefined;
   for (const counter of COUNTERS) {
