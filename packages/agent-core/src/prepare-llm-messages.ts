@@ -30,8 +30,9 @@ function fromModel(message: AssistantMessage, model: Model): boolean {
  * the input is the `LlmMessageConverter`'s only-growing array, else checked by reference), (3) the
  * first new message closes the previous turn as a full transform would (a `user` message or a kept
  * assistant message), (4) every new kept assistant message comes from the target model itself (its
- * ids are kept verbatim), and (5) none of its tool-call ids is already in the output (a full
- * transform would rename the older one). Otherwise the whole conversation is transformed again.
+ * ids are kept verbatim), and (5) none of its tool-call ids is already in the output or repeated among
+ * the new messages (a full transform would rename the repeat, with a suffix chosen against the whole
+ * output). Otherwise the whole conversation is transformed again.
  *
  * Internal: one instance per run.
  */
@@ -72,7 +73,9 @@ export class LlmMessagePreparer {
       if (!fromModel(message, model)) return false;
       for (const block of message.content) {
         if (block.type !== "toolCall") continue;
-        if (this.outputIds.has(block.id)) return false;
+        // An id already in the output, or repeated among the new calls: a full transform renames the
+        // repeat with a suffix that must not collide with any id of the output.
+        if (this.outputIds.has(block.id) || newIds.has(block.id)) return false;
         newIds.add(block.id);
       }
     }

@@ -154,6 +154,17 @@ describe("LlmMessageConverter (incremental conversion)", () => {
     );
   });
 
+  it("prepares a response that repeats one of its own tool-call ids as a full transform does (a found case)", () => {
+    // The repeat is renamed with a suffix chosen against the whole output: `a_b_2` is taken already.
+    const preparer = new LlmMessagePreparer();
+    const transcript: Message[] = [assistant(base, ["a|b", "a_b"], "toolUse")];
+    preparer.prepare(transcript, strictModel, false);
+    transcript.push(assistant(strictModel, ["a|b", "a|b"], "toolUse"));
+    expect(preparer.prepare(transcript, strictModel, false)).toEqual(
+      transformMessages(transcript, strictModel),
+    );
+  });
+
   it("converts a message appended to the same array once, and starts over for another array", () => {
     const { convert, calls } = countingConverter();
     const converter = new LlmMessageConverter(convert);
