@@ -226,7 +226,7 @@ const FAULTS: Fault[] = [
     name: `stalled stream mid-text, idle timeout ${STALL_IDLE_MS / 1000} s in settings.json (retried)`,
     expect: "retried",
     requests: 2,
-    notice: /^arbor: retry 1 of 3 in [\d.]+ s: .*stream stalled: no data from the server for 1 s/m,
+    notice: /^arbor: retry 1 of 1 in [\d.]+ s: .*stream stalled: no data from the server for 1 s/m,
     run: (box) => {
       settings(box, { streamIdleTimeoutMs: STALL_IDLE_MS });
       // Far below the 60 s default: without the setting the run counts as hung.

@@ -92,8 +92,21 @@ describe("a stalled stream", { timeout: 60_000 }, () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("After the stall.\n");
     expect(run.stderr).toMatch(
-      /^arbor: retry 1 of 3 in [\d.]+ s: .*stream stalled: no data from the server for 0\.3 s .*\n$/,
+      /^arbor: retry 1 of 1 in [\d.]+ s: .*stream stalled: no data from the server for 0\.3 s .*\n$/,
     );
+    expect(anthropic.requests).toHaveLength(2);
+  });
+
+  it("a server that stays stalled is given up after one more idle limit, said in two lines", async () => {
+    anthropic = await startFakeAnthropicServer([{ kind: "stall" }, { kind: "stall" }, { kind: "stall" }]);
+    const box = sandbox();
+    writeJson(join(box.home, "settings.json"), { streamIdleTimeoutMs: 300 });
+    const run = await runArbor(box, ["-p", "hi", ...flags(anthropic.url)]);
+    expect(run.code).toBe(1);
+    const lines = run.stderr.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^arbor: retry 1 of 1 in [\d.]+ s: .*stream stalled/);
+    expect(lines[1]).toMatch(/^arbor: error: .*stream stalled/);
     expect(anthropic.requests).toHaveLength(2);
   });
 });

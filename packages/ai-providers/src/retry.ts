@@ -18,15 +18,26 @@ export interface RetryPolicy {
   maxRetryDelayMs: number;
   /** Random spread of a computed delay, as a fraction in [0, 1]: `0.2` means ± 20 %. */
   jitter: number;
+  /**
+   * Retries after a stalled stream (no data for the stream idle limit, see `StreamStalledError`), at most
+   * `maxRetries`. Each stalled attempt costs the whole idle limit, and a server that stalls once mostly stalls
+   * again: one more attempt finds a hiccup, more only make a user wait on a dead server.
+   */
+  maxStallRetries: number;
 }
 
-/** Three retries after 2 s, 4 s and 8 s (± 20 %), waiting for a server's `retry-after` up to 60 s. */
+/**
+ * Three retries after 2 s, 4 s and 8 s (± 20 %), waiting for a server's `retry-after` up to 60 s; one retry
+ * after a stalled stream (a dead server is given up after about two idle limits: ~2 min with the default
+ * 60 s, not ~4¼ min).
+ */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxRetries: 3,
   baseDelayMs: 2000,
   maxDelayMs: 30_000,
   maxRetryDelayMs: 60_000,
   jitter: 0.2,
+  maxStallRetries: 1,
 });
 
 /** What is known about one failure, as a provider's classifier extracted it. */
@@ -41,9 +52,12 @@ export interface FailureInfo {
   retryAfterMs?: number;
 }
 
-/** Whether to retry and after how long; when not, why not (in words fit for an error message). */
+/**
+ * Whether to retry and after how long (`maxRetries`: how many retries this kind of failure gets, for a
+ * "retry 1 of N" notice); when not, why not (in words fit for an error message).
+ */
 export type RetryDecision =
-  | { retry: true; delayMs: number; attempt: number }
+  | { retry: true; delayMs: number; attempt: number; maxRetries: number }
   | { retry: false; reason: string };
 
 /** Statuses worth retrying besides every 5xx (which includes Anthropic's 529 "overloaded"). */
@@ -241,9 +255,12 @@ export function decideRetry(
     const kind = overflow ? "context overflow" : "failure";
     return { retry: false, reason: `Not retrying a non-transient ${kind}: ${failure}` };
   }
-  if (attempt > policy.maxRetries) {
-    const retries = policy.maxRetries === 1 ? "retry" : "retries";
-    return { retry: false, reason: `gave up after ${policy.maxRetries} ${retries}: ${failure}` };
+  const maxRetries = isStalledStream(info)
+    ? Math.min(policy.maxRetries, policy.maxStallRetries)
+    : policy.maxRetries;
+  if (attempt > maxRetries) {
+    const retries = maxRetries === 1 ? "retry" : "retries";
+    return { retry: false, reason: `gave up after ${maxRetries} ${retries}: ${failure}` };
   }
   const retryAfterMs = info.retryAfterMs;
   if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0) {
@@ -255,12 +272,17 @@ export function decideRetry(
         reason: `Server asked to retry after ${asked} s (longer than the ${limit} s limit): ${failure}`,
       };
     }
-    return { retry: true, delayMs: Math.ceil(retryAfterMs), attempt };
+    return { retry: true, delayMs: Math.ceil(retryAfterMs), attempt, maxRetries };
   }
   const exponential = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
   const spread = policy.jitter * (2 * clampUnit(random()) - 1);
   const delayMs = Math.round(Math.min(Math.max(exponential * (1 + spread), 0), policy.maxDelayMs));
-  return { retry: true, delayMs, attempt };
+  return { retry: true, delayMs, attempt, maxRetries };
+}
+
+/** True when a failure is a stalled stream (`StreamStalledError`: no data for the idle limit). */
+function isStalledStream(info: FailureInfo): boolean {
+  return info.code === "stream_stalled" || /\bstream[_ ]stalled\b/i.test(info.message ?? "");
 }
 
 /** A random value forced into [0, 1] (a broken random source must not break the delay). */
@@ -382,11 +404,19 @@ export async function retryWithPolicy<T>(
   }
 }
 
-const POLICY_KEYS = ["maxRetries", "baseDelayMs", "maxDelayMs", "maxRetryDelayMs", "jitter"] as const;
+const POLICY_KEYS = [
+  "maxRetries",
+  "baseDelayMs",
+  "maxDelayMs",
+  "maxRetryDelayMs",
+  "jitter",
+  "maxStallRetries",
+] as const;
 
 /**
  * Completes a partial policy with {@link DEFAULT_RETRY_POLICY} (keys set to `undefined` keep the default) and
- * validates it: every value a finite, non-negative number, `maxRetries` an integer, `jitter` in [0, 1].
+ * validates it: every value a finite, non-negative number, `maxRetries` and `maxStallRetries` integers,
+ * `jitter` in [0, 1].
  *
  * @throws {InvalidArgumentError} naming the first invalid field and the value given.
  */
@@ -402,10 +432,12 @@ export function resolveRetryPolicy(partial?: Partial<RetryPolicy>): RetryPolicy 
     }
     policy[key] = value;
   }
-  if (!Number.isInteger(policy.maxRetries)) {
-    throw new InvalidArgumentError(
-      `Invalid retry policy: "maxRetries" must be an integer, got ${policy.maxRetries}.`,
-    );
+  for (const key of ["maxRetries", "maxStallRetries"] as const) {
+    if (!Number.isInteger(policy[key])) {
+      throw new InvalidArgumentError(
+        `Invalid retry policy: "${key}" must be an integer, got ${policy[key]}.`,
+      );
+    }
   }
   if (policy.jitter > 1) {
     throw new InvalidArgumentError(

@@ -27,6 +27,7 @@ describe("DEFAULT_RETRY_POLICY", () => {
       maxDelayMs: 30_000,
       maxRetryDelayMs: 60_000,
       jitter: 0.2,
+      maxStallRetries: 1,
     });
     expect(Object.isFrozen(DEFAULT_RETRY_POLICY)).toBe(true);
   });
@@ -187,28 +188,102 @@ describe("decideRetry", () => {
   const overloaded: FailureInfo = { status: 529, message: "Overloaded" };
 
   it("doubles the delay from baseDelayMs without jitter", () => {
-    expect(decideRetry(NO_JITTER, 1, overloaded)).toEqual({ retry: true, delayMs: 2000, attempt: 1 });
-    expect(decideRetry(NO_JITTER, 2, overloaded)).toEqual({ retry: true, delayMs: 4000, attempt: 2 });
-    expect(decideRetry(NO_JITTER, 3, overloaded)).toEqual({ retry: true, delayMs: 8000, attempt: 3 });
+    expect(decideRetry(NO_JITTER, 1, overloaded)).toEqual({
+      retry: true,
+      delayMs: 2000,
+      attempt: 1,
+      maxRetries: 3,
+    });
+    expect(decideRetry(NO_JITTER, 2, overloaded)).toEqual({
+      retry: true,
+      delayMs: 4000,
+      attempt: 2,
+      maxRetries: 3,
+    });
+    expect(decideRetry(NO_JITTER, 3, overloaded)).toEqual({
+      retry: true,
+      delayMs: 8000,
+      attempt: 3,
+      maxRetries: 3,
+    });
+  });
+
+  it("retries a stalled stream once by default (a dead server is given up after about two idle limits)", () => {
+    const stalled: FailureInfo = {
+      message: "stream stalled: no data from the server for 60 s (the stream idle limit)",
+    };
+    expect(decideRetry(NO_JITTER, 1, stalled)).toEqual({
+      retry: true,
+      delayMs: 2000,
+      attempt: 1,
+      maxRetries: 1,
+    });
+    expect(decideRetry(NO_JITTER, 2, stalled)).toEqual({
+      retry: false,
+      reason:
+        "gave up after 1 retry: stream stalled: no data from the server for 60 s (the stream idle limit)",
+    });
+    expect(decideRetry({ ...NO_JITTER, maxStallRetries: 3 }, 3, { code: "stream_stalled" })).toMatchObject({
+      retry: true,
+      maxRetries: 3,
+    });
+    expect(() => resolveRetryPolicy({ maxStallRetries: 1.5 })).toThrow(
+      /"maxStallRetries" must be an integer/,
+    );
   });
 
   it("caps the delay at maxDelayMs", () => {
     const policy: RetryPolicy = { ...NO_JITTER, maxRetries: 10 };
-    expect(decideRetry(policy, 5, overloaded)).toEqual({ retry: true, delayMs: 30_000, attempt: 5 });
-    expect(decideRetry(policy, 10, overloaded)).toEqual({ retry: true, delayMs: 30_000, attempt: 10 });
+    expect(decideRetry(policy, 5, overloaded)).toEqual({
+      retry: true,
+      delayMs: 30_000,
+      attempt: 5,
+      maxRetries: 10,
+    });
+    expect(decideRetry(policy, 10, overloaded)).toEqual({
+      retry: true,
+      delayMs: 30_000,
+      attempt: 10,
+      maxRetries: 10,
+    });
   });
 
   it("spreads the delay by ± jitter using the random source", () => {
     const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, jitter: 0.2 };
-    expect(decideRetry(policy, 1, overloaded, () => 0)).toEqual({ retry: true, delayMs: 1600, attempt: 1 });
-    expect(decideRetry(policy, 1, overloaded, () => 0.5)).toEqual({ retry: true, delayMs: 2000, attempt: 1 });
-    expect(decideRetry(policy, 2, overloaded, () => 1)).toEqual({ retry: true, delayMs: 4800, attempt: 2 });
+    expect(decideRetry(policy, 1, overloaded, () => 0)).toEqual({
+      retry: true,
+      delayMs: 1600,
+      attempt: 1,
+      maxRetries: 3,
+    });
+    expect(decideRetry(policy, 1, overloaded, () => 0.5)).toEqual({
+      retry: true,
+      delayMs: 2000,
+      attempt: 1,
+      maxRetries: 3,
+    });
+    expect(decideRetry(policy, 2, overloaded, () => 1)).toEqual({
+      retry: true,
+      delayMs: 4800,
+      attempt: 2,
+      maxRetries: 3,
+    });
   });
 
   it("never exceeds maxDelayMs with jitter", () => {
     const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 10 };
-    expect(decideRetry(policy, 6, overloaded, () => 1)).toEqual({ retry: true, delayMs: 30_000, attempt: 6 });
-    expect(decideRetry(policy, 6, overloaded, () => 0)).toEqual({ retry: true, delayMs: 24_000, attempt: 6 });
+    expect(decideRetry(policy, 6, overloaded, () => 1)).toEqual({
+      retry: true,
+      delayMs: 30_000,
+      attempt: 6,
+      maxRetries: 10,
+    });
+    expect(decideRetry(policy, 6, overloaded, () => 0)).toEqual({
+      retry: true,
+      delayMs: 24_000,
+      attempt: 6,
+      maxRetries: 10,
+    });
   });
 
   it("honours the server's retry-after exactly, even when shorter or longer than the computed delay", () => {
@@ -216,16 +291,19 @@ describe("decideRetry", () => {
       retry: true,
       delayMs: 45_000,
       attempt: 1,
+      maxRetries: 3,
     });
     expect(decideRetry(DEFAULT_RETRY_POLICY, 3, { status: 429, retryAfterMs: 100 }, () => 0)).toEqual({
       retry: true,
       delayMs: 100,
       attempt: 3,
+      maxRetries: 3,
     });
     expect(decideRetry(DEFAULT_RETRY_POLICY, 1, { status: 429, retryAfterMs: 60_000 })).toEqual({
       retry: true,
       delayMs: 60_000,
       attempt: 1,
+      maxRetries: 3,
     });
   });
 

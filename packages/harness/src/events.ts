@@ -85,6 +85,7 @@ export type HarnessEvent =
       type: "retry_scheduled";
       /** 1 for the first retry. */
       attempt: number;
+      /** How many retries this kind of failure gets (fewer for a stalled stream: see `RetryPolicy`). */
       maxRetries: number;
       delayMs: number;
       errorMessage: string;

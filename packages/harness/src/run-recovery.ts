@@ -27,8 +27,11 @@ export function failureInfoOf(
 export type RecoveryStep =
   /** Compact without the failed response (reason `overflow`), then continue. */
   | { kind: "overflow"; failed: AssistantMessage }
-  /** Wait `delayMs`, take the failed response out of the context, then continue. */
-  | { kind: "retry"; failed: AssistantMessage; attempt: number; delayMs: number }
+  /**
+   * Wait `delayMs`, take the failed response out of the context, then continue (`maxRetries`: how many
+   * retries this kind of failure gets).
+   */
+  | { kind: "retry"; failed: AssistantMessage; attempt: number; maxRetries: number; delayMs: number }
   /** Nothing (more) to recover: the run stands as it ended. */
   | { kind: "stop" };
 
@@ -75,7 +78,13 @@ export class RunRecovery {
       return STOP;
     }
     this.retries = decision.attempt;
-    return { kind: "retry", failed, attempt: decision.attempt, delayMs: decision.delayMs };
+    return {
+      kind: "retry",
+      failed,
+      attempt: decision.attempt,
+      maxRetries: decision.maxRetries,
+      delayMs: decision.delayMs,
+    };
   }
 
   /** Announces a retry (`retry_scheduled`); the session is then in phase `retry`. */
@@ -83,7 +92,7 @@ export class RunRecovery {
     await this.context.events.emit({
       type: "retry_scheduled",
       attempt: step.attempt,
-      maxRetries: this.context.runtime.settings.retry.maxRetries,
+      maxRetries: step.maxRetries,
       delayMs: step.delayMs,
       errorMessage: step.failed.errorMessage ?? "",
     });
