@@ -264,7 +264,7 @@ class Runtime implements AppRuntime {
 async function codingTools(
   cwd: string,
   tools: AppRuntimeOptions["tools"],
-  hiddenVariables: readonly string[],
+  hiddenVariables: () => readonly string[],
 ): Promise<AgentTool[]> {
   if (tools === false) return [];
   const { createCodingTools, CODING_TOOL_NAMES } = await import("@arbor/coding-tools");
@@ -378,7 +378,11 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     });
     let builtIn: AgentTool[];
     try {
-      builtIn = await codingTools(options.cwd, tools, shareKeys ? [] : keyVariableNames(customProviders));
+      // One list of key variables, read at each command: built-in, models.json, the extensions' providers
+      // (also one the registry ignored) and every provider the registry holds by then.
+      const hidden = () =>
+        keyVariableNames(customProviders, [...registry.providers, ...extensions.providers.values()]);
+      builtIn = await codingTools(options.cwd, tools, shareKeys ? () => [] : hidden);
     } finally {
       mcp = await starting;
     }

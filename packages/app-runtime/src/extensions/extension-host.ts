@@ -89,7 +89,10 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A provider under another name: its models re-labelled so that `"<name>/<id>"` resolves to it. */
+/**
+ * A provider under another name: its models re-labelled so that `"<name>/<id>"` resolves to it; its
+ * `credentials` kept (the tools' environment leaves out their key variable).
+ */
 function renamed(name: string, provider: Provider): Provider {
   if (provider.id === name) return provider;
   const relabel = (model: Model): Model => ({ ...model, provider: name });
@@ -98,6 +101,7 @@ function renamed(name: string, provider: Provider): Provider {
     id: name,
     models: provider.models.map(relabel),
     stream: (model, context, options) => provider.stream(model, context, options),
+    ...(provider.credentials === undefined ? {} : { credentials: provider.credentials }),
     ...(resolveModel === undefined
       ? {}
       : {
