@@ -1,5 +1,6 @@
 import { ArborError } from "@arbor/ai-providers";
 import type { HarnessPhase } from "./phase.js";
+import { keptText, refusalText, type SaveFailure } from "./save-failure.js";
 
 /**
  * Typed errors for misuse of the harness. Failures a caller can act on (a provider error, a failing tool,
@@ -15,7 +16,8 @@ export type HarnessErrorCode =
   | "invalid_merge"
   | "unresolved_model"
   | "hook_failed"
-  | "listener_failed";
+  | "listener_failed"
+  | "session_unsaved";
 
 /**
  * A structural operation (`prompt`, `continue`, `compact`, `navigateTree`, `fork`, …) was called while
@@ -128,6 +130,25 @@ export class HarnessListenerError extends ArborError {
   ) {
     super("listener_failed", `A harness listener failed on "${eventType}": ${describe(cause)}`, { cause });
     this.name = "HarnessListenerError";
+  }
+}
+
+/**
+ * A session holds entries its store refused, so `prompt()` and `continue()` run nothing: the store still
+ * refused them when the operation tried again (docs/reference/harness.md, "Failed saves").
+ */
+export class SessionUnsavedError extends ArborError {
+  constructor(
+    readonly sessionId: string,
+    readonly failure: SaveFailure,
+  ) {
+    super(
+      "session_unsaved",
+      `Session "${sessionId}" holds entries its store refused (${refusalText(failure)}); nothing runs until ` +
+        `they are saved. ${keptText(failure)}`,
+      { cause: failure.error },
+    );
+    this.name = "SessionUnsavedError";
   }
 }
 

@@ -2,6 +2,7 @@ import type { AgentEvent, AgentMessage } from "@arbor/agent-core";
 import type { HarnessHookError } from "./errors.js";
 import type { CompactionReason } from "./hooks.js";
 import type { HarnessOperation } from "./phase.js";
+import type { KeptEntries } from "./unsaved-entries.js";
 
 /**
  * How a compaction ended (the `outcome` of `compaction_end` and the result of `compact()`). Every outcome
@@ -36,13 +37,19 @@ export type HarnessCompactionOutcome =
  * What a harness session reports to `subscribe()` listeners: every {@link AgentEvent} of its runs, plus:
  *
  * - `queue_update`: the steering, follow-up or next-turn queue changed;
- * - `save_point`: pending writes reached the store (`turn_end`, `agent_end`, or the end of an operation);
+ * - `save_point`: pending writes reached the store (`tool_calls`: an assistant message that calls tools,
+ *   before they run; `turn_end`, `agent_end`, or the end of an operation);
  * - `compaction_start` / `compaction_end`: a compaction (reason `threshold`, `overflow` or `manual`);
  * - `branch_summary`: `navigateTree()` wrote the summary of the branch it left, or `mergeBranch()` the
  *   summary of the branch it folded in;
  * - `retry_scheduled` / `retry_attempt` / `retry_finished`: a transient provider failure is retried;
  * - `hook_error`: a hook handler threw (the run went on without it);
- * - `save_error`: the store refused a write (nothing is dropped: the next save point tries again);
+ * - `save_retry`: the store refused a save point; it is tried again after `delayMs` (for up to
+ *   `settings.saveRetry.timeoutMs`; never after a conflict);
+ * - `save_error`: the store refused a save point after its retries: the entries stay pending, and are kept by
+ *   the `unsavedEntries` keeper (`kept` says where); the run stops before another tool or model call;
+ * - `run_stopped`: a run ended early because a save failed — `message` says so in plain words (what was
+ *   refused, where the entries not stored are), for a front end to show as is;
  * - `settled`: an operation (prompt, continue, compact, navigateTree, mergeBranch, fork) finished and the session is idle.
  */
 export type HarnessEvent =
@@ -55,7 +62,7 @@ export type HarnessEvent =
     }
   | {
       type: "save_point";
-      reason: "turn_end" | "agent_end" | "operation";
+      reason: SaveReason;
       /** Ids of the entries written, in order. */
       entryIds: readonly string[];
     }
@@ -101,8 +108,31 @@ export type HarnessEvent =
       aborted?: boolean;
     }
   | { type: "hook_error"; hook: string; error: HarnessHookError }
-  | { type: "save_error"; error: unknown }
+  | {
+      type: "save_retry";
+      /** 1 after the first refusal. */
+      attempt: number;
+      delayMs: number;
+      /** How long the save point may spend retrying in all (`settings.saveRetry.timeoutMs`). */
+      timeoutMs: number;
+      error: unknown;
+    }
+  | {
+      type: "save_error";
+      /** The store's last error. */
+      error: unknown;
+      /** Attempts made (1 for a refusal that is never retried: a conflict). */
+      attempts?: number;
+      /** Entries not stored. */
+      entryCount?: number;
+      /** Where the `unsavedEntries` keeper put them. */
+      kept?: KeptEntries;
+    }
+  | { type: "run_stopped"; reason: "save_failed"; message: string; kept?: KeptEntries }
   | { type: "settled"; operation: HarnessOperation };
+
+/** Why a save point was reached (the `reason` of `save_point`). */
+export type SaveReason = "tool_calls" | "turn_end" | "agent_end" | "operation";
 
 /** The `type` of any {@link HarnessEvent}. */
 export type HarnessEventType = HarnessEvent["type"];

@@ -7,6 +7,7 @@ import type { HarnessHooks } from "./hooks.js";
 import type { ModelSources } from "./models.js";
 import type { HarnessResourceLoader, SystemPromptBuilder } from "./session-resources.js";
 import type { HarnessSettings, ResolvedHarnessSettings } from "./settings.js";
+import type { UnsavedEntriesKeeper } from "./unsaved-entries.js";
 
 /** A separate model for compaction and branch summaries (cheaper, faster, or with a larger window). */
 export interface SummarizerOptions {
@@ -78,6 +79,11 @@ export interface HarnessOptions {
    * Contract: should not throw; a throw is ignored.
    */
   onError?: (error: ArborError | unknown) => void;
+  /**
+   * Where the entries a store refused are kept when a save point fails after its retries (a recovery file).
+   * Default: none — they stay in memory, and the next save point or operation writes them again.
+   */
+  unsavedEntries?: UnsavedEntriesKeeper;
 }
 
 /** What every session of a harness shares. Internal. */
@@ -98,4 +104,5 @@ export interface HarnessRuntime {
   readonly now: () => Date;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly onError: (error: unknown) => void;
+  readonly unsavedEntries: UnsavedEntriesKeeper | undefined;
 }

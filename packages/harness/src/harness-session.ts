@@ -1,11 +1,4 @@
-import type {
-  Agent,
-  AgentEvent,
-  AgentMessage,
-  AgentTool,
-  AgentTurnContext,
-  AgentTurnUpdate,
-} from "@arbor/agent-core";
+import type { Agent, AgentEvent, AgentMessage, AgentTool } from "@arbor/agent-core";
 import { type ImageContent, type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
 import {
   type CustomMessageInput,
@@ -29,9 +22,11 @@ import { HookRegistry, HookRunner } from "./hook-registry.js";
 import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
 import { userMessage } from "./messages.js";
 import { resolveModelReference } from "./models.js";
+import { prepareNextTurn } from "./next-turn.js";
 import type { PendingWrite } from "./pending-writes.js";
-import type { HarnessOperation, HarnessPhase } from "./phase.js";
-import { RunRecovery } from "./run-recovery.js";
+import { type HarnessOperation, type HarnessPhase, INITIAL_PHASE } from "./phase.js";
+import { recoverRun } from "./run-recovery.js";
+import { reportRunStopped, savePointOf } from "./save-points.js";
 import { createSessionAgent } from "./session-agent.js";
 import { SessionCompactor } from "./session-compaction.js";
 import { SessionContext } from "./session-context.js";
@@ -117,7 +112,8 @@ export class HarnessSession {
         messages: currentSession.buildContext().messages as AgentMessage[],
       },
       {
-        prepareNextTurn: (turn) => this.prepareNextTurn(turn),
+        prepareNextTurn: (turn) =>
+          prepareNextTurn(this.context, this.compactor, turn, this.operation?.controller.signal),
         onEvent: (event) => this.onAgentEvent(event),
         fitContext: (messages) => this.compactor.fitForCall(messages),
       },
@@ -265,6 +261,7 @@ export class HarnessSession {
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
     const operation = this.begin("prompt");
     try {
+      await this.writer.saveFailedFirst(operation.controller.signal);
       const expanded = await this.expandInput(text);
       const prompt = userMessage(expanded.text, options.images ?? [], this.runtime.now().getTime());
       const queued = this.nextTurnQueue.splice(0);
@@ -279,10 +276,10 @@ export class HarnessSession {
       messages.push(...start.messages);
       if (start.systemPrompt !== this.baseSystemPrompt) this.agent.setSystemPrompt(start.systemPrompt);
       await this.compactBeforeCall(messages, operation);
-      if (operation.controller.signal.aborted) {
-        // Aborted before the run started: the queued next-turn messages wait for the next prompt.
+      if (operation.controller.signal.aborted || this.writer.failed) {
+        // Stopped before the run started: the queued next-turn messages wait for the next prompt.
         this.nextTurnQueue.unshift(...queued);
-        return;
+        return await this.runStopped();
       }
       await this.runRecovering(operation, () => this.agent.prompt(messages));
     } finally {
@@ -300,8 +297,9 @@ export class HarnessSession {
   async continue(): Promise<void> {
     const operation = this.begin("continue");
     try {
+      await this.writer.saveFailedFirst(operation.controller.signal);
       await this.compactBeforeCall([], operation);
-      if (operation.controller.signal.aborted) return;
+      if (operation.controller.signal.aborted || this.writer.failed) return await this.runStopped();
       await this.runRecovering(operation, () => this.agent.continue());
     } finally {
       await this.end(operation);
@@ -648,36 +646,18 @@ export class HarnessSession {
 
   // --------------------------------------------------------------------------------------- agent wiring
 
+  /**
+   * Every event of the agent: messages join the session at `message_end`, and the save points are written —
+   * an assistant message that calls tools before they run (so that no tool runs unrecorded), every turn's
+   * end and the run's end. After a failed save the wiring blocks the tools and stops the run.
+   */
   private async onAgentEvent(event: AgentEvent): Promise<void> {
     if (event.type === "message_end") this.writer.appendMessage(event.message);
     if (event.type === "agent_end") this.context.lastRun = event.messages;
     await this.events.emit(event);
     if (event.type === "turn_start" || event.type === "message_start") await this.queueChanged();
-    if (event.type === "turn_end") await this.writer.save("turn_end");
-    else if (event.type === "agent_end") await this.writer.save("agent_end");
-  }
-
-  /** Between two turns: compact when the next call would not fit, then the `prepareNextTurn` handlers. */
-  private async prepareNextTurn(turn: AgentTurnContext): Promise<AgentTurnUpdate | undefined> {
-    const initial: AgentTurnUpdate = {};
-    const operation = this.operation;
-    if (operation !== undefined) {
-      const queued = this.agent.queuedSteeringMessages;
-      const compacted = await this.compactor.beforeCall(
-        turn.context.messages,
-        queued,
-        operation.controller.signal,
-      );
-      if (compacted !== undefined) initial.context = { ...turn.context, messages: compacted };
-    }
-    const update = await this.hooks.prepareNextTurn(turn, initial);
-    if (update.model !== undefined && update.model !== turn.model) {
-      this.writer.queue({ type: "model_change", provider: update.model.provider, modelId: update.model.id });
-    }
-    if (update.thinkingLevel !== undefined && update.thinkingLevel !== turn.thinkingLevel) {
-      this.writer.queue({ type: "thinking_level_change", thinkingLevel: update.thinkingLevel });
-    }
-    return update;
+    const reason = savePointOf(event);
+    if (reason !== undefined) await this.writer.save(reason, this.operation?.controller.signal);
   }
 
   /** The check before the first model call of a run (the transcript is installed when it compacted). */
@@ -690,30 +670,28 @@ export class HarnessSession {
   // ------------------------------------------------------------------------------------------- recovery
 
   /**
-   * Runs the agent (`start`), then recovers from the failures worth another attempt as {@link RunRecovery}
-   * decides: compacting after an overflow, retrying transient failures (phase `retry` while waiting).
+   * Runs the agent (`start`), then recovers from the failures worth another attempt (`recoverRun`):
+   * compacting after an overflow, retrying transient failures (phase `retry` while waiting).
    */
   private async runRecovering(operation: Operation, start: () => Promise<void>): Promise<void> {
     const signal = operation.controller.signal;
     await this.run(start);
-    const recovery = new RunRecovery(this.context, signal);
-    for (let step = recovery.next(); step.kind !== "stop"; step = recovery.next()) {
-      if (step.kind === "overflow") {
-        if (!(await this.compactor.recoverFromOverflow(step.failed, signal)) || signal.aborted) break;
-      } else {
-        await recovery.schedule(step);
-        this.setPhase("retry");
-        if (!(await recovery.retry(step))) break;
-      }
-      if (!(await this.resume(operation))) break;
-    }
-    await recovery.finish();
+    await recoverRun(this.context, signal, {
+      compactAfterOverflow: (failed) => this.compactor.recoverFromOverflow(failed, signal),
+      waitToRetry: () => this.setPhase("retry"),
+      resume: () => this.resume(operation),
+    });
+  }
+
+  /** Tells that a run stopped because a save failed (`run_stopped`: what, and where the entries are). */
+  private runStopped(): Promise<void> {
+    return reportRunStopped(this.events, this.writer);
   }
 
   /** Runs the agent again from the current transcript, after the check before a call; false when it could not start. */
   private async resume(operation: Operation): Promise<boolean> {
     await this.compactBeforeCall([], operation);
-    if (operation.controller.signal.aborted) return false;
+    if (operation.controller.signal.aborted || this.writer.failed) return false;
     try {
       await this.run(() => this.agent.continue());
       return true;
@@ -726,13 +704,3 @@ export class HarnessSession {
 }
 
 const neverAborted = new AbortController().signal;
-
-/** The phase an operation starts in (a prompt may pass through `compaction` and `retry` later). */
-const INITIAL_PHASE: Readonly<Record<HarnessOperation, HarnessPhase>> = {
-  prompt: "turn",
-  continue: "turn",
-  compact: "compaction",
-  navigateTree: "branch_summary",
-  mergeBranch: "branch_summary",
-  fork: "idle",
-};

@@ -173,5 +173,6 @@ export function createHarness(options: HarnessOptions): AgentHarness {
     now: options.now ?? (() => new Date()),
     sleep: options.sleep ?? defaultSleep,
     onError,
+    unsavedEntries: options.unsavedEntries,
   });
 }

@@ -22,10 +22,17 @@ export {
   HarnessListenerError,
   InvalidHarnessOptionsError,
   InvalidMergeError,
+  SessionUnsavedError,
   UnknownToolError,
   UnresolvedModelError,
 } from "./errors.js";
-export type { HarnessCompactionOutcome, HarnessEvent, HarnessEventType, HarnessListener } from "./events.js";
+export type {
+  HarnessCompactionOutcome,
+  HarnessEvent,
+  HarnessEventType,
+  HarnessListener,
+  SaveReason,
+} from "./events.js";
 export { AgentHarness, createHarness, type NewSessionOptions } from "./harness.js";
 export type { HarnessOptions, SummarizerOptions } from "./harness-options.js";
 export { HarnessSession } from "./harness-session.js";
@@ -67,6 +74,15 @@ export {
   RECALL_TOOL_NAME,
   type RecallToolOptions,
 } from "./recall-tool.js";
+export type { SaveFailure } from "./save-failure.js";
+export {
+  DEFAULT_SAVE_RETRY,
+  isRetryableSaveError,
+  type ResolvedSaveRetry,
+  resolveSaveRetry,
+  type SaveRetrySettings,
+  saveRetryDelay,
+} from "./save-retry.js";
 export { compactionBranch, type HarnessCompactionDetails } from "./session-compaction.js";
 export {
   type ContextFile,
@@ -87,6 +103,7 @@ export {
   type ResolvedHarnessSettings,
   resolveHarnessSettings,
 } from "./settings.js";
+export type { KeptEntries, UnsavedEntries, UnsavedEntriesKeeper } from "./unsaved-entries.js";
 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })

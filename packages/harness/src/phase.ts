@@ -12,3 +12,13 @@ export type HarnessPhase = "idle" | "turn" | "compaction" | "branch_summary" | "
 
 /** The structural operations of a session; at most one is in flight. */
 export type HarnessOperation = "prompt" | "continue" | "compact" | "navigateTree" | "mergeBranch" | "fork";
+
+/** The phase an operation starts in (a prompt may pass through `compaction` and `retry` later). */
+export const INITIAL_PHASE: Readonly<Record<HarnessOperation, HarnessPhase>> = {
+  prompt: "turn",
+  continue: "turn",
+  compact: "compaction",
+  navigateTree: "branch_summary",
+  mergeBranch: "branch_summary",
+  fork: "idle",
+};

@@ -7,6 +7,7 @@ import {
   parseRetryAfter,
 } from "@arbor/ai-providers";
 import type { HarnessEvent } from "./events.js";
+import { reportRunStopped } from "./save-points.js";
 import type { SessionContext } from "./session-context.js";
 
 /** The failure as `decideRetry` needs it: the error text, plus the HTTP status and `retry-after` when known. */
@@ -129,4 +130,39 @@ export class RunRecovery {
     else if (failure !== undefined) finished.errorMessage = this.gaveUp ?? failure.errorMessage ?? "failed";
     await context.events.emit(finished);
   }
+}
+
+/** What {@link recoverRun} drives: the session owns the phase, the compactor and the agent. Internal. */
+export interface RecoveryDriver {
+  /** Compacts without the failed response (reason `overflow`); false when nothing was compacted. */
+  compactAfterOverflow(failed: AssistantMessage): Promise<boolean>;
+  /** The session waits to retry (phase `retry`). */
+  waitToRetry(): void;
+  /** Runs the agent again from the transcript; false when it could not start. */
+  resume(): Promise<boolean>;
+}
+
+/**
+ * After a run: recovers from the failures worth another attempt as {@link RunRecovery} decides, until it
+ * says stop. A failed save stops it at once — no retry and no continuation runs after it — and is reported
+ * as `run_stopped`.
+ */
+export async function recoverRun(
+  context: SessionContext,
+  signal: AbortSignal,
+  driver: RecoveryDriver,
+): Promise<void> {
+  const recovery = new RunRecovery(context, signal);
+  for (let step = recovery.next(); step.kind !== "stop" && !context.writer.failed; step = recovery.next()) {
+    if (step.kind === "overflow") {
+      if (!(await driver.compactAfterOverflow(step.failed)) || signal.aborted) break;
+    } else {
+      await recovery.schedule(step);
+      driver.waitToRetry();
+      if (!(await recovery.retry(step))) break;
+    }
+    if (!(await driver.resume())) break;
+  }
+  await recovery.finish();
+  if (context.writer.failed) await reportRunStopped(context.events, context.writer);
 }

@@ -9,6 +9,7 @@ import {
 import type { Model, ThinkingLevel } from "@arbor/ai-providers";
 import { convertSessionMessageToLlm } from "./messages.js";
 import { wrapStreamFn } from "./provider-stream.js";
+import { NOT_RUN_AFTER_FAILED_SAVE } from "./save-points.js";
 import type { SessionContext } from "./session-context.js";
 
 /** What the agent of a harness session starts with. Internal. */
@@ -35,7 +36,8 @@ export interface SessionAgentWiring {
  * message converter (summaries reach the model as user messages; given per message, so agent-core converts each
  * run's transcript incrementally), the loop hooks bound to the hook runner, and the harness's settings (tool
  * execution, queue modes, request options). With retries on, providers are asked not to retry by themselves
- * (`maxRetries: 0`) unless the settings say otherwise.
+ * (`maxRetries: 0`) unless the settings say otherwise. Once a save point failed (`context.writer.failed`), no
+ * tool runs and the run ends after the turn (docs/reference/harness.md, "Failed saves").
  */
 export function createSessionAgent(
   context: SessionContext,
@@ -66,10 +68,11 @@ export function createSessionAgent(
     followUpMode: settings.followUpMode,
     convertMessageToLlm: convertSessionMessageToLlm,
     transformContext: async (messages) => wiring.fitContext(await hooks.context(messages)),
-    beforeToolCall: (context) => hooks.toolCall(context),
-    afterToolCall: (context) => hooks.toolResult(context),
+    // After a failed save nothing more runs: no tool (each gets a result saying why) and no further turn.
+    beforeToolCall: (call) => (context.writer.failed ? NOT_RUN_AFTER_FAILED_SAVE : hooks.toolCall(call)),
+    afterToolCall: (call) => hooks.toolResult(call),
     prepareNextTurn: wiring.prepareNextTurn,
-    shouldStopAfterTurn: (turn) => hooks.shouldStopAfterTurn(turn),
+    shouldStopAfterTurn: (turn) => context.writer.failed || hooks.shouldStopAfterTurn(turn),
     onListenerError: (error) => context.events.report(error),
   });
   agent.subscribe((event) => wiring.onEvent(event));

@@ -32,7 +32,7 @@ export class SessionContext {
     readonly hooks: HookRunner,
     readonly events: SessionEvents,
   ) {
-    this.writer = new SessionWriter(session, events);
+    this.writer = new SessionWriter(session, events, runtime);
     this.window = new SessionWindow(runtime.settings.compaction, session);
   }
 

@@ -2,6 +2,7 @@ import type { AgentStreamOptions, QueueMode, ThinkingLevel, ToolExecutionMode } 
 import { ArborError, type RetryPolicy, resolveRetryPolicy, THINKING_LEVELS } from "@arbor/ai-providers";
 import { type CompactionSettings, resolveCompactionSettings } from "@arbor/compaction";
 import { InvalidHarnessOptionsError } from "./errors.js";
+import { type ResolvedSaveRetry, resolveSaveRetry, type SaveRetrySettings } from "./save-retry.js";
 
 /** Retry of transient provider failures: the policy of `@arbor/ai-providers` plus an on/off switch. */
 export interface HarnessRetrySettings extends Partial<RetryPolicy> {
@@ -19,6 +20,8 @@ export interface HarnessSettings {
   /** Compaction settings (validated by `resolveCompactionSettings`): threshold reserve, kept tail, summarizer model. */
   compaction?: Partial<CompactionSettings>;
   retry?: HarnessRetrySettings;
+  /** How long a save point the store refused is retried: 30 s by default, with growing delays. */
+  saveRetry?: SaveRetrySettings;
   /** The thinking level of new sessions. Default `off`. */
   thinkingLevel?: ThinkingLevel;
   /** How many steering messages one drain injects. Default `one-at-a-time`. */
@@ -36,6 +39,7 @@ export interface ResolvedHarnessSettings {
   compaction: CompactionSettings;
   retry: RetryPolicy;
   retryEnabled: boolean;
+  saveRetry: ResolvedSaveRetry;
   thinkingLevel: ThinkingLevel;
   steeringMode: QueueMode;
   followUpMode: QueueMode;
@@ -58,6 +62,7 @@ export function resolveHarnessSettings(settings: HarnessSettings = {}): Resolved
     compaction: wrap("compaction", () => resolveCompactionSettings(settings.compaction ?? {})),
     retry: wrap("retry", () => resolveRetryPolicy(policy)),
     retryEnabled: enabled ?? true,
+    saveRetry: wrap("saveRetry", () => resolveSaveRetry(settings.saveRetry)),
     thinkingLevel: oneOf("thinkingLevel", settings.thinkingLevel, THINKING_LEVELS, "off"),
     steeringMode: oneOf("steeringMode", settings.steeringMode, QUEUE_MODES, "one-at-a-time"),
     followUpMode: oneOf("followUpMode", settings.followUpMode, QUEUE_MODES, "one-at-a-time"),

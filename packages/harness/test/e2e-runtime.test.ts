@@ -86,12 +86,15 @@ describe.each(STORE_KINDS)("runtime: save points, phases, retries, queues (%s st
     });
     await session.prompt("go");
     const fileNote = kind === "jsonl" ? "false" : "n/a";
+    // An assistant message that calls tools is stored before they run (save point `tool_calls`).
     expect(observations).toEqual([
       `message_end stored=false file=${fileNote}`,
       `message_end stored=false file=${fileNote}`,
+      "save_point tool_calls all=true named=true",
       `message_end stored=false file=${fileNote}`,
       "save_point turn_end all=true named=true",
       `message_end stored=false file=${fileNote}`,
+      "save_point tool_calls all=true named=true",
       `message_end stored=false file=${fileNote}`,
       "save_point turn_end all=true named=true",
       `message_end stored=false file=${fileNote}`,
