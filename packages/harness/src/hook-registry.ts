@@ -88,9 +88,43 @@ export class HookRegistry {
   }
 }
 
+const ABORTED: unique symbol = Symbol("aborted");
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/** The promise's value, or {@link ABORTED} as soon as the signal fires (its later result is ignored). */
+function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) {
+    Promise.resolve(promise).catch(() => undefined);
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(promise).then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /**
  * Runs the handlers of the harness and of one session, catching and reporting failures. The combination
- * rule of each hook (see `HarnessHookMap`) lives in the code that uses it; the shared ones are here.
+ * rule of each hook (see `HarnessHookMap`) lives in the code that uses it; the shared ones are here. Once
+ * the operation is aborted, no handler is waited for: an async handler that ignores the signal counts as
+ * having returned nothing, so `abort()` always ends the run.
  */
 export class HookRunner {
   constructor(
@@ -111,15 +145,21 @@ export class HookRunner {
     return all;
   }
 
-  /** Calls one handler; a throw or rejection is reported and yields `undefined`. */
+  /**
+   * Calls one handler; a throw or rejection is reported and yields `undefined`, and so does an async handler
+   * still pending when (or called after) the operation is aborted — it is not waited for.
+   */
   async call<K extends HarnessHookName>(
     name: K,
     handler: HarnessHookHandler<K>,
     event: HarnessHookMap[K]["event"],
   ): Promise<HarnessHookMap[K]["result"] | undefined> {
     try {
-      const result = await handler(event, this.hookContext());
-      return result === null ? undefined : (result as HarnessHookMap[K]["result"] | undefined);
+      const context = this.hookContext();
+      const returned = handler(event, context);
+      const result = isThenable(returned) ? await untilAborted(returned, context.signal) : returned;
+      if (result === ABORTED || result === null) return undefined;
+      return result as HarnessHookMap[K]["result"] | undefined;
     } catch (error) {
       this.report(name, error);
       return undefined;

@@ -179,8 +179,10 @@ export interface HookContext {
 /**
  * A handler of hook `K`.
  *
- * Contract: may be async; returns the hook's result or nothing; a throw is reported and ignored. It must not
- * call structural operations of its own session (they would fail with `HarnessBusyError`).
+ * Contract: may be async; returns the hook's result or nothing; a throw is reported and ignored. It should
+ * stop when `context.signal` fires: once the operation is aborted the harness no longer waits for it (a
+ * result it returns later is ignored). It must not call structural operations of its own session (they
+ * would fail with `HarnessBusyError`).
  */
 export type HarnessHookHandler<K extends HarnessHookName> = (
   event: HarnessHookMap[K]["event"],
