@@ -44,7 +44,10 @@ export class SessionCorruptError extends ArborError {
   }
 }
 
-/** Another process holds the session's write lock. */
+/**
+ * Another process (or another store instance) holds the session's write lock or writer lease. `holder`
+ * says who, as `pid 123@host since 2026-…` when the backend knows.
+ */
 export class SessionLockedError extends ArborError {
   constructor(
     readonly sessionId: string,
@@ -55,6 +58,69 @@ export class SessionLockedError extends ArborError {
       `Session "${sessionId}" is open for writing by ${holder}. Close it there, or open this one read-only.`,
     );
     this.name = "SessionLockedError";
+  }
+}
+
+const UNAVAILABLE = Symbol.for("arbor.session-store.unavailable");
+
+/**
+ * What made a store unavailable: `locked` (another process holds the database's write lock past the
+ * busy timeout), `disk_full`, `read_only` (the file, its directory or the mount is not writable, or the
+ * store was opened read-only), `unreachable` (the server refuses connections, cannot be found, or is
+ * starting up), `connection_lost` (a connection broke: reset, terminated, the server shutting down), and
+ * `unusable` (anything else that keeps the store from opening, e.g. a path through a file).
+ */
+export type SessionStoreUnavailableReason =
+  | "locked"
+  | "disk_full"
+  | "read_only"
+  | "unreachable"
+  | "connection_lost"
+  | "unusable";
+
+/** What {@link SessionStoreUnavailableError} is made of. */
+export interface SessionStoreUnavailableDetails {
+  /** Where the store is, safe to print: a database file, or `host:port/database` (never credentials). */
+  store: string;
+  reason: SessionStoreUnavailableReason;
+  /** True when the same operation may succeed if tried again soon, with nothing changed by the user. */
+  transient: boolean;
+  /** One line for the user: what happened, naming the store, and what to do. */
+  message: string;
+  cause?: unknown;
+}
+
+/**
+ * The store's medium failed — it is locked, full, not writable, unreachable or shutting down — so the
+ * operation did nothing. Code `store_unavailable` for every backend; `reason` says what happened and
+ * `transient` whether retrying soon can help (a save point retries a transient failure, and never a
+ * `SessionConflictError`). Backends throw subclasses (`SqliteUnavailableError`,
+ * `PostgresUnavailableError`); {@link SessionStoreUnavailableError.isInstance} recognizes them all, across
+ * duplicate installs.
+ */
+export class SessionStoreUnavailableError extends ArborError {
+  readonly store: string;
+  readonly reason: SessionStoreUnavailableReason;
+  readonly transient: boolean;
+  readonly [UNAVAILABLE] = true;
+
+  constructor(details: SessionStoreUnavailableDetails) {
+    super(
+      "store_unavailable",
+      details.message,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
+    this.name = "SessionStoreUnavailableError";
+    this.store = details.store;
+    this.reason = details.reason;
+    this.transient = details.transient;
+  }
+
+  /** True for this error and its subclasses, whichever copy of the package created it. */
+  static override isInstance(error: unknown): error is SessionStoreUnavailableError {
+    return (
+      typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[UNAVAILABLE] === true
+    );
   }
 }
 

@@ -60,6 +60,9 @@ export {
   SessionExistsError,
   SessionLockedError,
   SessionNotFoundError,
+  type SessionStoreUnavailableDetails,
+  SessionStoreUnavailableError,
+  type SessionStoreUnavailableReason,
   UnsupportedSessionVersionError,
 } from "./errors.js";
 export { generateEntryId, generateSessionId } from "./ids.js";
@@ -96,6 +99,7 @@ export type {
   SessionStore,
   SessionSummary,
   SessionWatch,
+  SessionWriterLease,
   StoredEntry,
   StoredSession,
 } from "./store.js";

@@ -90,6 +90,23 @@ export interface SessionWatch {
 }
 
 /**
+ * What {@link SessionStore.acquireWriterLease} returns: the right to be the session's only writer, held
+ * until released.
+ */
+export interface SessionWriterLease {
+  readonly sessionId: string;
+  /** Who holds it, as a refused writer is told: `pid 123@host since 2026-…`. */
+  readonly holder: string;
+  /**
+   * Gives the lease up, so another process can take it.
+   *
+   * Contract: idempotent; never throws (what cannot be released is left to the backend's stale rule or
+   * to the end of the process or connection).
+   */
+  release(): Promise<void>;
+}
+
+/**
  * Persistence of sessions as append-only entry logs. A backend never rewrites or interprets the tree:
  * compaction, labels, leaf moves and branch summaries are entries like any other. Every backend passes
  * `describeSessionStore()` from `@internal/conformance`.
@@ -142,6 +159,21 @@ export interface SessionStore {
    * backend documents its interval). `close()` of the watch or of the store stops it.
    */
   watch?(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch>;
-  /** Releases resources (locks, handles, connections). Optional; calling it twice is harmless. */
+  /**
+   * Takes the session's writer lease (optional capability): while it is held, a lease on the same session
+   * through any other store instance, process or machine sharing the storage is refused, so a second
+   * writer is turned away when it opens the session — before it calls a model or runs a tool — instead of
+   * at its first save point. Readers (`readSession`, `listSessions`, `watch`) never take it and are never
+   * refused by it. See docs/decisions/0015-writer-lease.md.
+   *
+   * Contract: throws `SessionNotFoundError` for an unknown id, and `SessionLockedError` naming the holder
+   * (pid, host, since when) while another lease on the session is held — through another instance or
+   * process, or an earlier lease of this instance not yet released. The lease lasts until `release()`,
+   * `close()` of the store or the end of the process; a holder that ended without releasing is taken over
+   * (each backend's reference says how it tells). Appends are not checked against the lease (their
+   * `expectedLastEntryId` keeps them safe), though a backend may refuse them too (JSONL: its file lock).
+   */
+  acquireWriterLease?(sessionId: string): Promise<SessionWriterLease>;
+  /** Releases resources (locks, leases, handles, connections). Optional; calling it twice is harmless. */
   close?(): Promise<void>;
 }

@@ -8,11 +8,12 @@ import { listSessionsSpec } from "./list-sessions.spec.js";
 import { readSessionSpec } from "./read-session.spec.js";
 import type { DescribeSessionStoreOptions, SessionStoreSuite } from "./session-store-suite.js";
 import { watchSpec } from "./watch.spec.js";
+import { writerLeaseSpec } from "./writer-lease.spec.js";
 
 /**
  * Registers the vitest suite every {@link SessionStore} backend passes, one spec file per method:
  * `createSession`, `appendEntries`, `readSession`, `listSessions`, `deleteSession`, `close`, and
- * `watch` when the store has it (live followers). It checks
+ * `watch` and `acquireWriterLease` when the store has them (live followers, the writer lease). It checks
  * round trips (unknown fields and entry types included), append order, atomic batches,
  * `expectedLastEntryId` conflicts (also between concurrent appends), unknown ids, corrupt data (with the
  * `corrupt` hook), pagination (newest activity first, `limit`/`cursor`, `cwd` filter), independence of
@@ -54,5 +55,6 @@ export function describeSessionStore<TStore extends SessionStore>(
     deleteSessionSpec(suite);
     closeSpec(suite);
     watchSpec(suite);
+    writerLeaseSpec(suite);
   });
 }
