@@ -16,6 +16,7 @@ import {
   type SessionPage,
   type SessionStore,
   type SessionWatch,
+  type SessionWriterLease,
   type StoredSession,
 } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
@@ -31,6 +32,7 @@ import { ListingIndex } from "./listing-index.js";
 import { migrateSessionBytes } from "./migration.js";
 import { describeTail, parseFile, scanEntries } from "./scanner.js";
 import { SessionFile, type SessionFileContext } from "./session-file.js";
+import { acquireJsonlLease } from "./writer-lease.js";
 
 /** Options of {@link JsonlSessionStore.openFile}: those of the store, without its home. */
 export type JsonlOpenFileOptions = Omit<JsonlSessionStoreOptions, "home">;
@@ -90,6 +92,7 @@ export class JsonlSessionStore implements SessionStore {
   private readonly files = new Map<string, SessionFile>();
   private readonly summaries: ListingIndex;
   private readonly watches = new Set<JsonlWatch>();
+  private readonly leases = new Set<SessionWriterLease>();
 
   constructor(options: JsonlSessionStoreOptions) {
     const single = pendingFile;
@@ -359,14 +362,34 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   /**
-   * Waits for syncs in flight, closes descriptors, stops every watch and releases every lock this
-   * store holds. Idempotent.
+   * Takes the session's writer lease: its `<file>.lock` (the lock appends take), held until the lease is
+   * released or the store closed, so another process is refused when it opens the session rather than
+   * at its first append. A lock whose process is gone (same host, pid not running or reused) is taken
+   * over; the lock file is removed on release and when the process exits.
+   *
+   * Contract: see {@link SessionStore.acquireWriterLease}; throws `SessionReadOnlyError` on a read-only
+   * store.
+   */
+  async acquireWriterLease(sessionId: string): Promise<SessionWriterLease> {
+    if (this.readOnly) throw new SessionReadOnlyError(sessionId, "take the writer lease of");
+    assertValidSessionId(sessionId);
+    const lease = acquireJsonlLease(`${this.requirePath(sessionId)}.lock`, sessionId, (released) => {
+      this.leases.delete(released);
+    });
+    this.leases.add(lease);
+    return lease;
+  }
+
+  /**
+   * Waits for syncs in flight, closes descriptors, stops every watch and releases every lock and lease
+   * this store holds. Idempotent.
    */
   async close(): Promise<void> {
     await Promise.all([...this.watches].map((watch) => watch.close()));
     const files = [...this.files.values()];
     await Promise.all(files.map((file) => file.idle()));
     for (const file of files) this.forget(file);
+    await Promise.all([...this.leases].map((lease) => lease.release()));
   }
 
   private requirePath(sessionId: string): string {

@@ -96,6 +96,11 @@ export function releaseLock(lockPath: string, owner: object): void {
   removeIfOurs(lockPath, lock.info);
 }
 
+/** What this process wrote in a lock it holds; undefined when it holds none at that path. */
+export function heldLockInfo(lockPath: string): LockInfo | undefined {
+  return held.get(lockPath)?.info;
+}
+
 /** The holder of a lock file, for messages; undefined when there is none or it is unreadable. */
 export function lockHolder(lockPath: string): LockInfo | undefined {
   const info = readLock(lockPath);
