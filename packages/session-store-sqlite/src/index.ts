@@ -4,9 +4,14 @@
  */
 import { createRequire } from "node:module";
 
-export { SqliteUnavailableError } from "./errors.js";
+export {
+  type SessionStoreSqliteErrorCode,
+  SqliteNotADatabaseError,
+  SqliteUnavailableError,
+} from "./errors.js";
 export { openSqliteStore } from "./open-sqlite-store.js";
 export { SQLITE_SCHEMA_VERSION, SqliteSchemaTooNewError } from "./schema.js";
+export type { SqliteOpenMode } from "./sqlite-connection.js";
 export { SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-session-store.js";
 
 /** The package version (read from its package.json). */

@@ -6,7 +6,9 @@ import { SqliteSessionStore, type SqliteSessionStoreOptions } from "./sqlite-ses
  * `new SqliteSessionStore(options)`; `SqliteSessionStore.fromUrl("sqlite:FILE")` takes a URL instead.
  *
  * Contract: throws `InvalidArgumentError` without a `file`, `SqliteSchemaTooNewError` for a database of
- * a newer package version, and better-sqlite3's error when the file cannot be opened.
+ * a newer package version, `SqliteNotADatabaseError` for a file that is not one, and
+ * `SqliteUnavailableError` when it cannot be opened. Opening writes nothing; with `readOnly` nothing on
+ * disk is created either.
  */
 export function openSqliteStore(options: SqliteSessionStoreOptions): SqliteSessionStore {
   return new SqliteSessionStore(options);

@@ -1,6 +1,7 @@
 /**
  * The database schema of {@link SqliteSessionStore}, versioned: `arbor_schema_version` holds the
- * version, and each migration moves it one step up inside one transaction.
+ * version, and each migration moves it one step up inside one transaction. Readers only read the
+ * version; the first write of a store migrates.
  */
 
 import { ArborError } from "@arbor/ai-providers";
@@ -57,15 +58,50 @@ export class SqliteSchemaTooNewError extends ArborError {
 }
 
 /**
- * Brings the database to {@link SQLITE_SCHEMA_VERSION}.
+ * The writer leases of {@link SqliteSessionStore.acquireWriterLease}: one row per leased session. Not
+ * part of the versioned schema: it is created with `IF NOT EXISTS` by every writer, and a version that
+ * does not know it ignores it (raising the version would make those versions refuse the whole file).
+ */
+const LEASES_TABLE = `
+  CREATE TABLE IF NOT EXISTS arbor_leases (
+    session_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    process_start TEXT,
+    since TEXT NOT NULL,
+    heartbeat_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
+/**
+ * The schema version of the database, read with plain reads (no transaction, no write lock: in WAL mode
+ * it never waits for a writer); 0 when it has no Arbor tables yet.
  *
- * Contract: idempotent and safe when several processes open the file at once (the check and each
- * migration run in one `BEGIN IMMEDIATE` transaction); throws `SqliteSchemaTooNewError` for a newer
- * schema.
+ * Contract: throws `SqliteSchemaTooNewError` for a newer schema.
+ */
+export function readSchemaVersion(db: Database.Database, file: string): number {
+  const table = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'arbor_schema_version'")
+    .get();
+  if (table === undefined) return 0;
+  const row = db.prepare("SELECT version FROM arbor_schema_version").get() as { version: number } | undefined;
+  const version = row?.version ?? 0;
+  if (version > SQLITE_SCHEMA_VERSION) throw new SqliteSchemaTooNewError(file, version);
+  return version;
+}
+
+/**
+ * Makes the database ready for writing: WAL mode, the schema at {@link SQLITE_SCHEMA_VERSION} and the
+ * leases table. Only a store that writes calls it (at its first write), so opening to read never writes.
+ *
+ * Contract: idempotent and safe when several processes do it at once (the check and each migration run
+ * in one `BEGIN IMMEDIATE` transaction); throws `SqliteSchemaTooNewError` for a newer schema.
  */
 export function migrateSchema(db: Database.Database, file: string): void {
-  db.exec("CREATE TABLE IF NOT EXISTS arbor_schema_version (version INTEGER NOT NULL)");
+  if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
   const migrate = db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS arbor_schema_version (version INTEGER NOT NULL)");
     const row = db.prepare("SELECT version FROM arbor_schema_version").get() as
       | { version: number }
       | undefined;
@@ -76,6 +112,7 @@ export function migrateSchema(db: Database.Database, file: string): void {
       db.prepare("INSERT INTO arbor_schema_version (version) VALUES (?)").run(SQLITE_SCHEMA_VERSION);
     else if (version < SQLITE_SCHEMA_VERSION)
       db.prepare("UPDATE arbor_schema_version SET version = ?").run(SQLITE_SCHEMA_VERSION);
+    db.exec(LEASES_TABLE);
   });
   migrate.immediate();
 }

@@ -1,9 +1,8 @@
 /**
  * `SqliteSessionStore`: every session of a store in one SQLite database file (better-sqlite3, WAL).
  */
-import { closeSync, constants, mkdirSync, openSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { ArborError, describeError, InvalidArgumentError } from "@arbor/ai-providers";
+import { resolve } from "node:path";
+import { InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
   type ListSessionsQuery,
@@ -17,6 +16,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type SessionWatch,
+  type SessionWriterLease,
   type StoredSession,
 } from "@arbor/session-store";
 import {
@@ -29,9 +29,17 @@ import {
   parseStoredHeader,
   storedMessageText,
 } from "@arbor/session-store/backend";
-import Database from "better-sqlite3";
-import { SqliteUnavailableError } from "./errors.js";
-import { migrateSchema } from "./schema.js";
+import type Database from "better-sqlite3";
+import { explainSqliteError, SqliteUnavailableError } from "./errors.js";
+import { migrateSchema, readSchemaVersion, SQLITE_SCHEMA_VERSION } from "./schema.js";
+import { openConnection, type SqliteOpenMode } from "./sqlite-connection.js";
+import { SqliteLeases } from "./sqlite-lease.js";
+import {
+  type ReadStatements,
+  readStatements,
+  type WriteStatements,
+  writeStatements,
+} from "./sqlite-statements.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
 
 /** Options of {@link SqliteSessionStore}. */
@@ -47,6 +55,17 @@ export interface SqliteSessionStoreOptions {
   durability?: "normal" | "full";
   /** How often {@link SqliteSessionStore.watch} polls `PRAGMA data_version` (ms); default 50. */
   watchIntervalMs?: number;
+  /**
+   * Open to read only: nothing on disk is created or written (a missing file reads as an empty store),
+   * and every write throws `SqliteUnavailableError` (`read_only`). Without it a store still writes
+   * nothing until its first write, and a file it may not write is opened read-only.
+   */
+  readOnly?: boolean;
+  /**
+   * A writer lease whose holder has not renewed it for this long is taken over (ms); default 60000. A
+   * holder on this host whose process is gone is taken over at once. Leases are renewed every sixth of it.
+   */
+  leaseStaleAfterMs?: number;
   /**
    * Receives every warning (a corrupt row skipped).
    *
@@ -85,40 +104,62 @@ type EntryRowRead = [
  * text and the listing summary, kept up to date on every append) and an `arbor_entries` row per entry
  * (its JSON text as appended, with indexed `(session, seq)`, `(session, id)` and `(session, parent)`).
  *
- * An append is one `BEGIN IMMEDIATE` transaction that checks `expectedLastEntryId` against the stored
- * last entry, so several processes can share the file (`busy_timeout` makes them queue). Passes
- * `describeSessionStore()`.
+ * Opening reads the schema version with a plain read, so a reader never waits for a writer and never
+ * writes; the first write of an instance sets WAL mode and migrates. An append is one `BEGIN IMMEDIATE`
+ * transaction that checks `expectedLastEntryId` against the stored last entry, so several processes can
+ * share the file (`busy_timeout` makes them queue). Writer leases are rows of `arbor_leases`. Failures of
+ * the file are `SqliteUnavailableError` (`store_unavailable`: locked, disk full, not writable) or
+ * `SqliteNotADatabaseError`. Passes `describeSessionStore()`.
  */
 export class SqliteSessionStore implements SessionStore {
   /** The database file as resolved. */
   readonly file: string;
+  /** How the file was opened (see {@link SqliteOpenMode}). */
+  readonly mode: SqliteOpenMode;
   private readonly db: Database.Database;
   private readonly warn: (message: string) => void;
   private readonly watchers = new Set<SqliteWatcher>();
   private readonly watchIntervalMs: number;
+  private readonly busyTimeoutMs: number;
+  private readonly readOnly: boolean;
+  private readonly leases: SqliteLeases;
   private closed = false;
-  private readonly statements: ReturnType<typeof prepare>;
+  private reads: ReadStatements | undefined;
+  private writes: WriteStatements | undefined;
 
   constructor(options: SqliteSessionStoreOptions) {
     if (typeof options?.file !== "string" || options.file === "") {
       throw new InvalidArgumentError('SqliteSessionStore: pass { file } (a path, or ":memory:").');
     }
     this.file = options.file === ":memory:" ? options.file : resolve(options.file);
-    this.db = openDatabase(this.file);
+    this.readOnly = options.readOnly === true;
+    this.busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+    let connection: ReturnType<typeof openConnection>;
     try {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-      this.db.pragma("journal_mode = WAL");
+      connection = openConnection(this.file, this.readOnly);
+    } catch (error) {
+      throw this.explain(error);
+    }
+    this.db = connection.db;
+    this.mode = connection.mode;
+    try {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       this.db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-      migrateSchema(this.db, this.file);
-      this.statements = prepare(this.db);
+      if (readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
+        this.reads = readStatements(this.db);
     } catch (error) {
       this.db.close();
-      if (error instanceof ArborError) throw error;
-      throw new SqliteUnavailableError(this.file, describeError(error), { cause: error });
+      throw this.explain(error);
     }
     const onWarning = options.onWarning;
     this.warn = (message) => onWarning?.(message);
     this.watchIntervalMs = options.watchIntervalMs ?? 50;
+    this.leases = new SqliteLeases({
+      db: this.db,
+      staleAfterMs: Math.max(100, options.leaseStaleAfterMs ?? 60_000),
+      busyTimeoutMs: this.busyTimeoutMs,
+      warn: this.warn,
+    });
   }
 
   /**
@@ -146,21 +187,24 @@ export class SqliteSessionStore implements SessionStore {
       throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
     }
     const json = entryJson(header, "createSession: the header");
-    const result = this.statements.createSession.run({
-      id,
-      header: json,
-      cwd,
-      created: timestamp,
-      updatedMs: listingTime(timestamp),
-      parent: typeof parentSession === "string" ? parentSession : null,
-    });
+    const result = this.guard(() =>
+      this.writable("create a session").createSession.run({
+        id,
+        header: json,
+        cwd,
+        created: timestamp,
+        updatedMs: listingTime(timestamp),
+        parent: typeof parentSession === "string" ? parentSession : null,
+      }),
+    );
     if (result.changes === 0) throw new SessionExistsError(id);
   }
 
   /**
    * Contract: see {@link SessionStore.appendEntries}. The check of `expectedLastEntryId`, the rows and
    * the summary update are one `BEGIN IMMEDIATE` transaction; throws `InvalidArgumentError` (storing
-   * nothing) for an entry that is not JSON data or lacks its tree fields.
+   * nothing) for an entry that is not JSON data or lacks its tree fields, and `SqliteUnavailableError`
+   * (storing nothing) when the file is locked past the busy timeout, full or not writable.
    */
   async appendEntries(
     sessionId: string,
@@ -170,56 +214,63 @@ export class SqliteSessionStore implements SessionStore {
     this.assertOpen();
     const batch = encodeEntryBatch(sessionId, entries);
     const expected = options?.expectedLastEntryId;
-    const { statements } = this;
-    const append = this.db.transaction(() => {
-      const session = statements.sessionState.get(sessionId) as
-        | { entry_count: number; last_entry_id: string | null }
-        | undefined;
-      if (session === undefined) throw new SessionNotFoundError(sessionId);
-      if (expected !== undefined && expected !== session.last_entry_id) {
-        throw new SessionConflictError(sessionId, expected, session.last_entry_id);
-      }
-      if (batch.rows.length === 0) return;
-      let seq = session.entry_count;
-      for (const row of batch.rows) {
-        statements.insertEntry.run(sessionId, seq, row.id, row.parentId, row.type, row.body);
-        seq += 1;
-      }
-      statements.updateSummary.run({
-        id: sessionId,
-        count: batch.rows.length,
-        last: batch.rows.at(-1)?.id,
-        messages: batch.messages,
-        nameChanged: batch.name === undefined ? 0 : 1,
-        name: batch.name ?? null,
-        updated: batch.updatedAt ?? null,
-        updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
+    this.guard(() => {
+      const writes = this.writable("append");
+      const reads = this.readable() as ReadStatements;
+      const append = this.db.transaction(() => {
+        const session = reads.sessionState.get(sessionId) as
+          | { entry_count: number; last_entry_id: string | null }
+          | undefined;
+        if (session === undefined) throw new SessionNotFoundError(sessionId);
+        if (expected !== undefined && expected !== session.last_entry_id) {
+          throw new SessionConflictError(sessionId, expected, session.last_entry_id);
+        }
+        if (batch.rows.length === 0) return;
+        let seq = session.entry_count;
+        for (const row of batch.rows) {
+          writes.insertEntry.run(sessionId, seq, row.id, row.parentId, row.type, row.body);
+          seq += 1;
+        }
+        writes.updateSummary.run({
+          id: sessionId,
+          count: batch.rows.length,
+          last: batch.rows.at(-1)?.id,
+          messages: batch.messages,
+          nameChanged: batch.name === undefined ? 0 : 1,
+          name: batch.name ?? null,
+          updated: batch.updatedAt ?? null,
+          updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
+        });
       });
+      append.immediate();
     });
-    append.immediate();
     if (batch.rows.length > 0) for (const watcher of this.watchers) watcher.poke(sessionId);
   }
 
   /**
    * Contract: see {@link SessionStore.readSession}. Reads the tree columns and JSON text of every
    * row in one query; bodies are parsed when `entry()` asks. A row whose text is not valid JSON is
-   * left out and reported in `warnings` (and to `onWarning`).
+   * left out and reported in `warnings` (and to `onWarning`). Never waits for a writer.
    */
   async readSession(sessionId: string): Promise<StoredSession> {
     this.assertOpen();
-    const read = this.db.transaction(() => {
-      const session = this.statements.header.get(sessionId) as { header: string } | undefined;
-      if (session === undefined) throw new SessionNotFoundError(sessionId);
-      return { header: session.header, rows: this.statements.entries.all(sessionId, 0) as EntryRowRead[] };
+    const { header, rows } = this.guard(() => {
+      const reads = this.readable();
+      if (reads === undefined) throw new SessionNotFoundError(sessionId);
+      const read = this.db.transaction(() => {
+        const session = reads.header.get(sessionId) as { header: string } | undefined;
+        if (session === undefined) throw new SessionNotFoundError(sessionId);
+        return { header: session.header, rows: reads.entries.all(sessionId, 0) as EntryRowRead[] };
+      });
+      return read.deferred();
     });
-    const { header, rows } = read.deferred();
     const warnings: string[] = [];
     const parsed = parseStoredHeader(sessionId, header);
     const entries = this.toEntries(sessionId, rows, warnings);
     return { header: parsed, entries, warnings };
   }
 
-  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed. */
+  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed, no wait for a writer. */
   async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
     this.assertOpen();
     const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
@@ -233,8 +284,11 @@ export class SqliteSessionStore implements SessionStore {
       afterId: after?.id ?? null,
       limit: limit + 1,
     };
-    const statement = query?.cwd === undefined ? this.statements.listAll : this.statements.listCwd;
-    const rows = statement.all(params) as SessionRow[];
+    const rows = this.guard(() => {
+      const reads = this.readable();
+      if (reads === undefined) return [];
+      return (query?.cwd === undefined ? reads.listAll : reads.listCwd).all(params) as SessionRow[];
+    });
     const sessions = rows.slice(0, limit).map(toSummary);
     const last = sessions.at(-1);
     if (rows.length <= limit || last === undefined) return { sessions };
@@ -244,12 +298,14 @@ export class SqliteSessionStore implements SessionStore {
   /** Contract: see {@link SessionStore.deleteSession}; the session and its entries go in one transaction. */
   async deleteSession(sessionId: string): Promise<void> {
     this.assertOpen();
-    const remove = this.db.transaction(() => {
-      if (this.statements.deleteSession.run(sessionId).changes === 0)
-        throw new SessionNotFoundError(sessionId);
-      this.statements.deleteEntries.run(sessionId);
+    this.guard(() => {
+      const writes = this.writable("delete a session");
+      const remove = this.db.transaction(() => {
+        if (writes.deleteSession.run(sessionId).changes === 0) throw new SessionNotFoundError(sessionId);
+        writes.deleteEntries.run(sessionId);
+      });
+      remove.immediate();
     });
-    remove.immediate();
   }
 
   /**
@@ -261,8 +317,9 @@ export class SqliteSessionStore implements SessionStore {
    */
   async watch(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch> {
     this.assertOpen();
-    const state = this.statements.sessionState.get(sessionId) as { entry_count: number } | undefined;
-    if (state === undefined) throw new SessionNotFoundError(sessionId);
+    const reads = this.guard(() => this.readable());
+    const state = this.guard(() => reads?.sessionState.get(sessionId)) as { entry_count: number } | undefined;
+    if (reads === undefined || state === undefined) throw new SessionNotFoundError(sessionId);
     const watcher = new SqliteWatcher({
       sessionId,
       from: state.entry_count,
@@ -270,7 +327,7 @@ export class SqliteSessionStore implements SessionStore {
       dataVersion: () => this.db.pragma("data_version", { simple: true }) as number,
       readAfter: (seq) => {
         const warnings: string[] = [];
-        const rows = this.statements.entries.all(sessionId, seq) as EntryRowRead[];
+        const rows = reads.entries.all(sessionId, seq) as EntryRowRead[];
         const next = rows.length === 0 ? seq : (rows.at(-1) as EntryRowRead)[0] + 1;
         return { entries: this.toEntries(sessionId, rows, warnings), next };
       },
@@ -281,12 +338,64 @@ export class SqliteSessionStore implements SessionStore {
     return watcher;
   }
 
-  /** Stops every watch and closes the database. Idempotent. */
+  /**
+   * Takes the session's writer lease: a row of `arbor_leases` (pid, host, process start, since, heartbeat)
+   * written in a `BEGIN IMMEDIATE` transaction and renewed every sixth of `leaseStaleAfterMs`. A row
+   * whose process is gone (same host, pid not running or reused) or whose heartbeat is older than
+   * `leaseStaleAfterMs` is taken over. The row is deleted on release, on `close()` and when the process
+   * exits.
+   *
+   * Contract: see {@link SessionStore.acquireWriterLease}; throws `SqliteUnavailableError` when the file
+   * cannot be written (`read_only`) or stays locked past the busy timeout (`locked`).
+   */
+  async acquireWriterLease(sessionId: string): Promise<SessionWriterLease> {
+    this.assertOpen();
+    return this.guard(() => {
+      this.writable("take a writer lease");
+      return this.leases.acquire(sessionId);
+    });
+  }
+
+  /** Stops every watch, releases every lease and closes the database. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.watchers].map((watcher) => watcher.close()));
+    await this.leases.releaseAll();
     this.db.close();
+  }
+
+  /** The read statements, once the schema exists (another process may have created it since the open). */
+  private readable(): ReadStatements | undefined {
+    if (this.reads === undefined && readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
+      this.reads = readStatements(this.db);
+    return this.reads;
+  }
+
+  /** The write statements, after making the database ready for writing (WAL, schema) the first time. */
+  private writable(operation: string): WriteStatements {
+    if (this.writes !== undefined) return this.writes;
+    if (this.readOnly || this.mode !== "read-write") {
+      const how = this.readOnly ? "opened read-only" : "opened read-only: SQLite cannot write next to it";
+      throw new SqliteUnavailableError(this.file, "read_only", `${how}, so it cannot ${operation}`);
+    }
+    migrateSchema(this.db, this.file);
+    this.reads ??= readStatements(this.db);
+    this.writes = writeStatements(this.db);
+    return this.writes;
+  }
+
+  /** Runs a database operation, translating its failures (locked, full, not writable, not a database). */
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  private explain(error: unknown): unknown {
+    return explainSqliteError(error, { file: this.file, busyTimeoutMs: this.busyTimeoutMs });
   }
 
   private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): JsonTextEntry[] {
@@ -308,54 +417,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
-function prepare(db: Database.Database) {
-  return {
-    createSession: db.prepare(
-      `INSERT INTO arbor_sessions (id, header, cwd, created_at, updated_at, updated_ms, parent_session)
-       VALUES (@id, @header, @cwd, @created, @created, @updatedMs, @parent) ON CONFLICT (id) DO NOTHING`,
-    ),
-    sessionState: db.prepare("SELECT entry_count, last_entry_id FROM arbor_sessions WHERE id = ?"),
-    insertEntry: db.prepare(
-      "INSERT INTO arbor_entries (session_id, seq, id, parent_id, type, body) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-    updateSummary: db.prepare(
-      `UPDATE arbor_sessions SET
-         entry_count = entry_count + @count,
-         last_entry_id = @last,
-         message_count = message_count + @messages,
-         name = CASE WHEN @nameChanged = 1 THEN @name ELSE name END,
-         updated_at = COALESCE(@updated, updated_at),
-         updated_ms = COALESCE(@updatedMs, updated_ms)
-       WHERE id = @id`,
-    ),
-    header: db.prepare("SELECT header FROM arbor_sessions WHERE id = ?"),
-    entries: db
-      .prepare(
-        `SELECT seq, type, id, parent_id, body, json_valid(body) AS valid FROM arbor_entries
-       WHERE session_id = ? AND seq >= ? ORDER BY seq`,
-      )
-      .raw(),
-    listAll: db.prepare(
-      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session,
-       (SELECT body FROM arbor_entries e WHERE e.session_id = arbor_sessions.id AND e.type = 'message'
-         AND json_valid(e.body) AND json_extract(e.body, '$.message.role') = 'user' ORDER BY e.seq LIMIT 1) AS first_user
-       FROM arbor_sessions
-       WHERE @afterMs IS NULL OR updated_ms < @afterMs OR (updated_ms = @afterMs AND id > @afterId)
-       ORDER BY updated_ms DESC, id LIMIT @limit`,
-    ),
-    listCwd: db.prepare(
-      `SELECT id, cwd, created_at, updated_at, message_count, name, parent_session,
-       (SELECT body FROM arbor_entries e WHERE e.session_id = arbor_sessions.id AND e.type = 'message'
-         AND json_valid(e.body) AND json_extract(e.body, '$.message.role') = 'user' ORDER BY e.seq LIMIT 1) AS first_user
-       FROM arbor_sessions
-       WHERE cwd = @cwd AND (@afterMs IS NULL OR updated_ms < @afterMs OR (updated_ms = @afterMs AND id > @afterId))
-       ORDER BY updated_ms DESC, id LIMIT @limit`,
-    ),
-    deleteSession: db.prepare("DELETE FROM arbor_sessions WHERE id = ?"),
-    deleteEntries: db.prepare("DELETE FROM arbor_entries WHERE session_id = ?"),
-  };
-}
-
 function toSummary(row: SessionRow): SessionSummary {
   const summary: SessionSummary = {
     id: row.id,
@@ -369,19 +430,4 @@ function toSummary(row: SessionRow): SessionSummary {
   const firstMessage = storedMessageText(row.first_user);
   if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
-}
-
-/** Creates the file's directory (0700) and the file (0600), and opens the database; failures become {@link SqliteUnavailableError}. */
-function openDatabase(file: string): Database.Database {
-  try {
-    if (file !== ":memory:") {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      // A new database file is private whatever the umask (SQLite gives its -wal and -shm files the same
-      // mode); an existing one keeps the mode its owner chose.
-      closeSync(openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600));
-    }
-    return new Database(file);
-  } catch (error) {
-    throw new SqliteUnavailableError(file, describeError(error), { cause: error });
-  }
 }

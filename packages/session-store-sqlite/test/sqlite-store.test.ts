@@ -6,6 +6,7 @@ import { afterAll, expect, it } from "vitest";
 import {
   openSqliteStore,
   SQLITE_SCHEMA_VERSION,
+  SqliteNotADatabaseError,
   SqliteSchemaTooNewError,
   SqliteSessionStore,
   SqliteUnavailableError,
@@ -47,9 +48,10 @@ it("reports a corrupt row in warnings and skips it, never failing the read", asy
   await store.close();
 });
 
-it("uses WAL, a busy timeout and a schema version table", async () => {
+it("uses WAL, a busy timeout and a schema version table, set up by the first write", async () => {
   const file = newFile();
   const store = openSqliteStore({ file, busyTimeoutMs: 1234 });
+  await store.createSession(header("first"));
   await store.close();
   const db = new Database(file);
   expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
@@ -67,23 +69,33 @@ it("uses WAL, a busy timeout and a schema version table", async () => {
   expect(() => new SqliteSessionStore({ file })).toThrow(SqliteSchemaTooNewError);
 });
 
-it("refuses a file it cannot open or that is not a database with one SqliteUnavailableError", () => {
+it("refuses a file that is not a database with SqliteNotADatabaseError, one it cannot open with SqliteUnavailableError", () => {
   const notADatabase = newFile();
   writeFileSync(
     notADatabase,
     "this is not an SQLite database, just text that is long enough to be read\n".repeat(20),
   );
-  const directoryAsFile = directory;
-  const blocked = join(notADatabase, "inside.db"); // a directory that cannot be made: its parent is a file
-  for (const file of [notADatabase, directoryAsFile, blocked]) {
-    let thrown: unknown;
+  const thrownBy = (file: string) => {
     try {
       new SqliteSessionStore({ file });
     } catch (error) {
-      thrown = error;
+      return error;
     }
+    return undefined;
+  };
+  const refused = thrownBy(notADatabase);
+  expect(refused).toBeInstanceOf(SqliteNotADatabaseError);
+  expect(refused).toMatchObject({ code: "sqlite_not_a_database" });
+  expect((refused as Error).message).toBe(
+    `${notADatabase} is not an SQLite session database (SQLITE_NOTADB: file is not a database). Name ` +
+      "another file (sqlite:FILE), or move this one away.",
+  );
+  const directoryAsFile = directory;
+  const blocked = join(notADatabase, "inside.db"); // a directory that cannot be made: its parent is a file
+  for (const file of [directoryAsFile, blocked]) {
+    const thrown = thrownBy(file);
     expect(thrown).toBeInstanceOf(SqliteUnavailableError);
-    expect((thrown as SqliteUnavailableError).code).toBe("sqlite_unavailable");
+    expect(thrown).toMatchObject({ code: "store_unavailable", reason: "unusable", transient: false });
     expect((thrown as Error).message).toContain(`Cannot open the SQLite session store ${file}`);
   }
 });
