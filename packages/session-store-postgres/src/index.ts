@@ -5,10 +5,12 @@
 import { createRequire } from "node:module";
 
 export {
+  describeServer,
   PostgresAuthError,
   PostgresSchemaTooNewError,
   PostgresUnavailableError,
   type ServerAddress,
+  type SessionStorePostgresErrorCode,
 } from "./errors.js";
 export { PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-session-store.js";
 export { POSTGRES_SCHEMA_VERSION } from "./schema.js";

@@ -16,6 +16,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type SessionWatch,
+  type SessionWriterLease,
   type StoredSession,
 } from "@arbor/session-store";
 import {
@@ -29,7 +30,8 @@ import {
   storedMessageText,
 } from "@arbor/session-store/backend";
 import pg from "pg";
-import { explainConnectionError, type ServerAddress } from "./errors.js";
+import { describeServer, explainConnectionError, type ServerAddress } from "./errors.js";
+import { PostgresLeases } from "./postgres-lease.js";
 import { PostgresListener } from "./postgres-watch.js";
 import { type StoreQueries, storeQueries } from "./queries.js";
 import { migrateSchema, quoteIdentifier } from "./schema.js";
@@ -89,6 +91,7 @@ export class PostgresSessionStore implements SessionStore {
   private readonly warn: (message: string) => void;
   private ready: Promise<void> | undefined;
   private listener: PostgresListener | undefined;
+  private readonly leases: PostgresLeases;
   private closed = false;
 
   constructor(options: PostgresSessionStoreOptions = {}) {
@@ -101,10 +104,24 @@ export class PostgresSessionStore implements SessionStore {
     const onWarning = options.onWarning;
     this.warn = (message) => onWarning?.(message);
     this.pool = new pg.Pool(this.config);
-    // An idle client's error (a server restart) must not crash the process; the next query reconnects.
-    this.pool.on("error", (error) => this.warn(`idle PostgreSQL connection lost: ${error.message}`));
-    this.queries = storeQueries(quoteIdentifier(this.schema));
+    // An idle client's error (the server stopped or restarted between queries) must not crash the
+    // process; the pool drops that client and the next query connects again.
+    this.pool.on("error", (error) =>
+      this.warn(
+        `an idle connection to PostgreSQL at ${describeServer(this.address)} was lost ` +
+          `(${error.message.split("\n")[0]}); the next operation connects again`,
+      ),
+    );
+    const quoted = quoteIdentifier(this.schema);
+    this.queries = storeQueries(quoted);
     this.channel = `arbor_append:${this.schema}`;
+    this.leases = new PostgresLeases({
+      config: this.config,
+      schema: this.schema,
+      quoted,
+      address: this.address,
+      warn: this.warn,
+    });
   }
 
   /**
@@ -135,9 +152,14 @@ export class PostgresSessionStore implements SessionStore {
     if (this.closed) throw new InvalidArgumentError("PostgresSessionStore: the store is closed.");
     this.ready ??= (async () => {
       const client = await this.pool.connect();
+      // Between its queries the client is checked out with no listener of the pool's: a connection
+      // error then must not become an uncaught 'error' event (the failing query reports it).
+      const ignore = () => {};
+      client.on("error", ignore);
       try {
         await migrateSchema(client, this.schema);
       } finally {
+        client.removeListener("error", ignore);
         client.release();
       }
     })().catch((error: unknown) => {
@@ -276,11 +298,27 @@ export class PostgresSessionStore implements SessionStore {
     return this.listener.add(sessionId, from, onAppend);
   }
 
-  /** Stops every watch and ends the pool and the listening connection. Idempotent. */
+  /**
+   * Takes the session's writer lease: a session-level `pg_advisory_lock` on a key derived from the
+   * schema and the session id, held by a connection of its own (one per store, opened on the first
+   * lease), and a `leases` row naming the holder (pid, host, since). The server releases the lock when
+   * that connection ends, so a holder that crashed or lost its connection holds nothing; a lost
+   * connection is reported to `onWarning`.
+   *
+   * Contract: see {@link SessionStore.acquireWriterLease}; throws `PostgresUnavailableError` when the
+   * server cannot be reached.
+   */
+  async acquireWriterLease(sessionId: string): Promise<SessionWriterLease> {
+    await this.connect();
+    return this.leases.acquire(sessionId);
+  }
+
+  /** Stops every watch, releases every lease and ends the pool and the other connections. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.listener?.close();
+    await this.leases.close();
     await this.pool.end();
   }
 
@@ -321,22 +359,30 @@ function toEntries(sessionId: string, rows: readonly EntryRow[]): JsonTextEntry[
   );
 }
 
-/** Host and port the pool connects to, as `pg` resolves them (config, URL, `PG*` variables, defaults). */
+/**
+ * Host, port and database the pool connects to, as `pg` resolves them (config, URL, `PG*` variables,
+ * defaults). A database named by nothing (pg then uses the user's name) is left out: messages never
+ * name the user.
+ */
 function serverAddress(config: pg.PoolConfig): ServerAddress {
   let host = config.host;
   let port = config.port === undefined ? undefined : Number(config.port);
+  let database = config.database;
   if (config.connectionString !== undefined) {
     try {
       const url = new URL(config.connectionString);
       host ??= decodeURIComponent(url.hostname) || undefined;
       port ??= url.port === "" ? undefined : Number(url.port);
+      database ??= decodeURIComponent(url.pathname.slice(1)) || undefined;
     } catch {
       // pg reports a URL it cannot parse itself.
     }
   }
+  database ??= process.env.PGDATABASE;
   return {
     host: host ?? process.env.PGHOST ?? "localhost",
     port: port ?? (process.env.PGPORT === undefined ? 5432 : Number(process.env.PGPORT)),
+    ...(database === undefined ? {} : { database }),
   };
 }
 

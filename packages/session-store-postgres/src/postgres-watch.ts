@@ -5,7 +5,7 @@
  */
 import type { SessionAppendListener, SessionWatch, StoredEntry } from "@arbor/session-store";
 import pg from "pg";
-import { explainConnectionError, type ServerAddress } from "./errors.js";
+import { describeServer, explainConnectionError, type ServerAddress } from "./errors.js";
 
 /** What a {@link PostgresListener} needs from its store. */
 export interface PostgresListenerOptions {
@@ -135,8 +135,8 @@ export class PostgresListener {
     this.client = undefined;
     this.starting = undefined;
     client.end().catch(() => {});
-    const { host, port } = this.options.address;
-    this.options.warn(`the watch connection to ${host}:${port} was lost (${error.message}); reconnecting`);
+    const server = describeServer(this.options.address);
+    this.options.warn(`the watch connection to ${server} was lost (${error.message}); reconnecting`);
     this.reconnect();
   }
 

@@ -38,6 +38,21 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/**
+ * Who holds each writer lease (the lock itself is a session-level advisory lock). Not part of the
+ * versioned schema: created with `IF NOT EXISTS` on every start, and ignored by versions that do not know
+ * it (raising the version would make them refuse the whole schema).
+ */
+const LEASES_TABLE = `
+  CREATE TABLE IF NOT EXISTS $S.leases (
+    session_id text COLLATE "C" PRIMARY KEY,
+    pid integer NOT NULL,
+    host text NOT NULL,
+    since text NOT NULL,
+    backend_pid integer NOT NULL
+  )
+`;
+
 /** The schema version this package writes. */
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -47,8 +62,8 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
- * Creates or migrates the schema to {@link POSTGRES_SCHEMA_VERSION} in one transaction under
- * `pg_advisory_xact_lock`.
+ * Creates or migrates the schema to {@link POSTGRES_SCHEMA_VERSION} (and the leases table) in one
+ * transaction under `pg_advisory_xact_lock`.
  *
  * Contract: idempotent, safe when many processes start at once; throws `PostgresSchemaTooNewError`
  * for a newer schema (changing nothing).
@@ -75,6 +90,7 @@ export async function migrateSchema(client: pg.ClientBase, schema: string): Prom
     } else if (version < POSTGRES_SCHEMA_VERSION) {
       await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [POSTGRES_SCHEMA_VERSION]);
     }
+    await client.query(LEASES_TABLE.replaceAll("$S", quoted));
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

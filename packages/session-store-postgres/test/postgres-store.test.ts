@@ -19,13 +19,13 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-it("names host and port, never the credentials, when the server cannot be reached", async () => {
+it("names host, port and database, never the credentials, when the server cannot be reached", async () => {
   const port = await closedPort();
   const store = PostgresSessionStore.fromUrl(`postgres://alice:s3cret-pw@127.0.0.1:${port}/arbor`);
   const error = await store.listSessions().catch((reason: unknown) => reason);
   expect(error).toBeInstanceOf(PostgresUnavailableError);
-  expect((error as PostgresUnavailableError).code).toBe("postgres_unavailable");
-  expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+  expect(error).toMatchObject({ code: "store_unavailable", reason: "unreachable", transient: true });
+  expect((error as Error).message).toContain(`127.0.0.1:${port}/arbor (ECONNREFUSED)`);
   expect((error as Error).message).not.toMatch(/s3cret|alice/);
   await store.close();
 });
