@@ -2,14 +2,16 @@
  * @arbor/mcp — Arbor's Model Context Protocol client, through the official `@modelcontextprotocol/sdk`:
  * `mcpServers` (Claude Code's shape: `command`/`args`/`env` for stdio, `url`/`headers` for streamable HTTP),
  * servers started on demand and stopped with `close()`, and each server's tools as AgentTools named
- * `mcp__<server>__<tool>`, their arguments validated against the server's JSON Schema. See docs/mcp.md.
+ * `mcp__<server>__<tool>` (at most 64 characters, unique, shortened with a hash where needed), their
+ * arguments validated against the server's JSON Schema. A server or tool that misbehaves is one warning
+ * line, never a thrown error. See docs/mcp.md.
  */
 
 import { createRequire } from "node:module";
 
 export { type ArgumentValidator, compileArgumentValidator } from "./argument-validator.js";
 export { McpError, type McpErrorCode } from "./errors.js";
-export { McpManager, type McpServerStatus } from "./mcp-manager.js";
+export { McpManager, type McpServerStatus, type McpToolsOptions } from "./mcp-manager.js";
 export { mcpAgentTool, mcpAgentTools } from "./mcp-tools.js";
 export {
   isHttpServer,
@@ -23,14 +25,23 @@ export {
   McpStdioServerSchema,
   parseMcpServers,
 } from "./server-config.js";
+export { type McpConnectionOptions, McpServerConnection, type McpServerState } from "./server-connection.js";
+export { type McpSkippedTool, type McpToolInfo, type McpToolListing, readToolList } from "./tool-listing.js";
 export {
-  type McpConnectionOptions,
-  McpServerConnection,
-  type McpServerState,
-  type McpToolInfo,
-} from "./server-connection.js";
-export { allowsMcpServer, allowsMcpTool, MCP_TOOL_PREFIX, mcpToolName } from "./tool-names.js";
+  allowsMcpServer,
+  allowsMcpTool,
+  hashedMcpToolName,
+  isMcpServerEntry,
+  isValidToolName,
+  MAX_SERVER_PART_LENGTH,
+  MAX_TOOL_NAME_LENGTH,
+  MCP_TOOL_PREFIX,
+  mcpServerPart,
+  mcpToolName,
+  plainMcpToolName,
+} from "./tool-names.js";
 export { type McpToolResultDetails, mcpResultToToolResult } from "./tool-result.js";
+export { assignMcpToolNames, type McpToolIdentity } from "./unique-tool-names.js";
 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })

@@ -1,11 +1,28 @@
 /**
  * The `mcpServers` configuration, in Claude Code's shape: a map from a server name to either a command to
- * spawn (stdio: `command`, `args`, `env`, `cwd`) or a streamable HTTP endpoint (`url`, `headers`). TypeBox
+ * spawn (stdio: `command`, `args`, `env`, `cwd`) or a streamable HTTP endpoint (`url`, `headers`), each with
+ * optional `startTimeoutMs` and `callTimeoutMs`. TypeBox
  * schemas are the source of truth; {@link parseMcpServers} validates a value read from a settings file.
  */
 import { type Static, Type } from "@arbor/ai-providers";
 import { Value } from "@sinclair/typebox/value";
 import { McpError } from "./errors.js";
+
+/** The timeouts every server may set (milliseconds). */
+const timeouts = {
+  startTimeoutMs: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "how long starting (initialize + tools/list) may take; default 30 000",
+    }),
+  ),
+  callTimeoutMs: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "how long one tool call may wait for its answer; default 60 000",
+    }),
+  ),
+};
 
 /** A server started as a child process and spoken to over its stdin/stdout. */
 export const McpStdioServerSchema = Type.Object(
@@ -17,6 +34,7 @@ export const McpStdioServerSchema = Type.Object(
       Type.Record(Type.String(), Type.String(), { description: "added to a minimal environment" }),
     ),
     cwd: Type.Optional(Type.String({ minLength: 1 })),
+    ...timeouts,
   },
   { additionalProperties: false },
 );
@@ -27,6 +45,7 @@ export const McpHttpServerSchema = Type.Object(
     type: Type.Optional(Type.Union([Type.Literal("http"), Type.Literal("streamable-http")])),
     url: Type.String({ minLength: 1, description: "the server's endpoint, e.g. http://127.0.0.1:3000/mcp" }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    ...timeouts,
   },
   { additionalProperties: false },
 );

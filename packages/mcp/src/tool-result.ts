@@ -57,15 +57,20 @@ function mapBlock(block: Block): TextContent | ImageContent {
 /**
  * Maps a `tools/call` result.
  *
- * Contract: pure; never throws on an unexpected shape (unknown blocks become a note); `isError` is kept.
+ * Contract: pure; never throws on an unexpected shape (unknown blocks, and entries that are not blocks, become
+ * a note); `isError` is kept when it is `true`.
  */
 export function mcpResultToToolResult(
   result: { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown },
   server: string,
   tool: string,
 ): AgentToolResult<McpToolResultDetails> {
-  const blocks = Array.isArray(result.content) ? (result.content as Block[]) : [];
-  const content = blocks.map(mapBlock);
+  const blocks: unknown[] = Array.isArray(result.content) ? result.content : [];
+  const content = blocks.map((block) =>
+    typeof block === "object" && block !== null
+      ? mapBlock(block as Block)
+      : { type: "text" as const, text: "[unreadable content block]" },
+  );
   if (content.length === 0 && result.structuredContent !== undefined) {
     content.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   }
