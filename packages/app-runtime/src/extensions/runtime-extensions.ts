@@ -96,7 +96,8 @@ export function extensionProviderChoice(
  * Starts the MCP servers of the settings that the run's tools allow (none with `tools: false`, all without an
  * allow list, else those the list names) and waits until each is ready or failed.
  *
- * Contract: `undefined` when no server is configured; never rejects — each failed server is one warning.
+ * Contract: `undefined` when no server is configured; never rejects — each failed server, and each tool a
+ * started server listed but that cannot be offered, is one warning line.
  */
 export async function startMcpServers(options: {
   servers: McpServers | undefined;
@@ -113,6 +114,6 @@ export async function startMcpServers(options: {
   });
   if (options.tools === false) return manager;
   await manager.start(options.tools);
-  for (const line of manager.failures()) options.warn(line);
+  for (const line of manager.warnings(options.tools)) options.warn(line);
   return manager;
 }
