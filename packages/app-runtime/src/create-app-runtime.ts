@@ -23,6 +23,7 @@ import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arb
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
 import { ArborUserError } from "./errors.js";
 import type { ExtensionHost } from "./extensions/extension-host.js";
+import type { ExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
 import {
   extensionProviderChoice,
   loadRuntimeExtensions,
@@ -72,6 +73,8 @@ export interface AppRuntimeOptions {
   tools?: readonly ToolName[] | false;
   /** `--extension` paths loaded after those of the extension directories; `false` (`--no-extensions`): none. */
   extensions?: readonly string[] | false;
+  /** How long extensions may take (docs/extensions.md); default: settings' `extensionTimeouts`. */
+  extensionTimeouts?: ExtensionTimeoutSettings;
   /**
    * `true`: the tools' environment keeps the API key variables (see `tool-environment.ts`). Default:
    * settings' `shareKeysWithTools`, else `false` (the bash tool never sees the keys).
@@ -314,10 +317,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     const location = parseStoreUrl(storeUrl, storeOptions);
     if (location.backend === "jsonl") checkJsonlDirectory(location.home, storeOptions);
   }
+  const extensionTimeouts = options.extensionTimeouts ?? loadedSettings.settings.extensionTimeouts;
   const extensions = await loadRuntimeExtensions({
     cwd: options.cwd,
     home,
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    ...(extensionTimeouts === undefined ? {} : { timeouts: extensionTimeouts }),
     warn,
   });
   const setup = (flags: ProviderFlags | undefined) =>

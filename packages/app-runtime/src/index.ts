@@ -46,11 +46,23 @@ export {
   type LoadedExtension,
 } from "./extensions/extension-host.js";
 export {
+  type CompiledExtension,
+  compileExtension,
   discoverExtensions,
   type ExtensionOrigin,
   type ExtensionSource,
+  evaluateExtension,
   importExtension,
 } from "./extensions/extension-loader.js";
+export {
+  DEFAULT_EXTENSION_TIMEOUTS,
+  type ExtensionTimeoutSettings,
+  type ExtensionTimeouts,
+  ExtensionTimeoutsSchema,
+  extensionName,
+  extensionTimeoutsFor,
+  SUMMARY_HOOKS,
+} from "./extensions/extension-timeouts.js";
 export {
   describeExtensionFailure,
   extensionProviderChoice,

@@ -11,6 +11,7 @@ import { resolveCompactionSettings } from "@arbor/compaction";
 import { McpServersSchema } from "@arbor/mcp/config";
 import { readJsonFile, validateConfig } from "./config-file.js";
 import { ArborUserError } from "./errors.js";
+import { ExtensionTimeoutsSchema, mergeExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
 import { ModelLimitsSchema } from "./model-limits.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
@@ -60,6 +61,7 @@ export const SettingsSchema = Type.Object(
       Type.Object({}, { additionalProperties: true, description: "see @arbor/compaction's settings" }),
     ),
     mcpServers: Type.Optional(McpServersSchema),
+    extensionTimeouts: Type.Optional(ExtensionTimeoutsSchema),
   },
   { additionalProperties: false },
 );
@@ -108,8 +110,8 @@ export function readSettingsFile(path: string): Settings | undefined {
 }
 
 /**
- * The settings of a run: the global file, then the project file (its fields win; `compaction` and
- * `modelLimits` are merged key by key).
+ * The settings of a run: the global file, then the project file (its fields win; `compaction`,
+ * `modelLimits`, `mcpServers` and `extensionTimeouts` are merged key by key).
  *
  * Contract: reads at most two small files; throws {@link ArborUserError} for the first file that does not
  * validate, naming it.
@@ -128,7 +130,12 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
       if (key === "compaction") merged.compaction = { ...merged.compaction, ...settings.compaction };
       else if (key === "modelLimits") merged.modelLimits = { ...merged.modelLimits, ...settings.modelLimits };
       else if (key === "mcpServers") merged.mcpServers = { ...merged.mcpServers, ...settings.mcpServers };
-      else Object.assign(merged, { [key]: settings[key] });
+      else if (key === "extensionTimeouts") {
+        merged.extensionTimeouts = mergeExtensionTimeoutSettings(
+          merged.extensionTimeouts,
+          settings.extensionTimeouts,
+        );
+      } else Object.assign(merged, { [key]: settings[key] });
     }
   }
   return { settings: merged, files, sourceOf };

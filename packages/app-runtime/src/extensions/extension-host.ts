@@ -3,6 +3,9 @@
  * only when its default export finished), attached to the harness (hooks), bound to the runtime's current
  * session (events, the session-bound API), and asked for commands. Every failure — a load, a hook, an event
  * handler, a command — is a {@link ExtensionFailure} naming the file and the hook; none reaches the session.
+ * Every call of extension code is guarded (`guarded-call.ts`): loads, hooks and event handlers have a time
+ * limit (`extension-timeouts.ts`), after which they count as having returned nothing; an abort of the run
+ * stops the wait for them at once.
  */
 import type { AgentMessage, AgentTool } from "@arbor/agent-core";
 import type { Model, Provider } from "@arbor/ai-providers";
@@ -27,7 +30,23 @@ import type {
   ExtensionNotice,
   NoticeLevel,
 } from "./extension-api.js";
-import { type ExtensionOrigin, type ExtensionSource, importExtension } from "./extension-loader.js";
+import {
+  type CompiledExtension,
+  compileExtension,
+  type ExtensionOrigin,
+  type ExtensionSource,
+  evaluateExtension,
+  prepareExtensionImports,
+} from "./extension-loader.js";
+import {
+  type ExtensionTimeoutSettings,
+  type ExtensionTimeouts,
+  extensionTimeoutsFor,
+  hookTimeout,
+} from "./extension-timeouts.js";
+import { describeThrown, type FailureWording, guardFailure } from "./guard-failure.js";
+import { type GuardedOutcome, guardedCall, guardedSyncCall } from "./guarded-call.js";
+import { onSessionAbort } from "./session-aborts.js";
 
 /** An extension that loaded, and what it registered. */
 export interface LoadedExtension {
@@ -60,6 +79,8 @@ export interface ExtensionHostOptions {
   home: string;
   /** Tool names already taken (the built-in and MCP tools). */
   reservedToolNames?: readonly string[];
+  /** `extensionTimeouts` of the settings (default: `DEFAULT_EXTENSION_TIMEOUTS`). */
+  timeouts?: ExtensionTimeoutSettings;
   /**
    * Receives each failure as it happens.
    *
@@ -85,9 +106,7 @@ interface Staged {
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9_:-]*$/;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const AS_NO_RESULT = "counted as no result";
 
 /**
  * A provider under another name: its models re-labelled so that `"<name>/<id>"` resolves to it; its
@@ -126,15 +145,22 @@ export class ExtensionHost {
   }[] = [];
   private readonly events = new Map<
     string,
-    { path: string; handler: ExtensionEventHandler<ExtensionEventName> }[]
+    { path: string; eventMs: number; handler: ExtensionEventHandler<ExtensionEventName> }[]
   >();
   private readonly toolList: AgentTool[] = [];
   private readonly commands = new Map<string, { path: string; command: ExtensionCommand }>();
   private readonly providerMap = new Map<string, Provider>();
-  private readonly projectors: { path: string; customType: string; projector: CustomProjector }[] = [];
+  private readonly projectors: {
+    path: string;
+    timeoutMs: number;
+    customType: string;
+    projector: CustomProjector;
+  }[] = [];
   private readonly noticeListeners = new Set<(notice: ExtensionNotice) => void>();
   private binding: ExtensionBinding | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** Fires when the followed session is aborted; renewed once its operation has settled. */
+  private operationAbort = new AbortController();
 
   private constructor(private readonly options: ExtensionHostOptions) {}
 
@@ -155,6 +181,13 @@ export class ExtensionHost {
     options: ExtensionHostOptions,
   ): Promise<ExtensionHost> {
     const host = new ExtensionHost(options);
+    if (sources.length === 0) return host;
+    try {
+      await prepareExtensionImports();
+    } catch (error) {
+      for (const source of sources) host.fail(source.path, "load", error);
+      return host;
+    }
     for (const source of sources) await host.loadOne(source);
     return host;
   }
@@ -188,17 +221,18 @@ export class ExtensionHost {
    * Runs a registered command with the text after its name.
    *
    * Contract: resolves `false` for an unknown name; a command's throw is reported (file, `/name`) and
-   * resolves `true` — it never rejects. Needs a bound runtime.
+   * resolves `true` — it never rejects. A command has no time limit (it may run whole prompts); Ctrl-C stops
+   * a loop of it that never yields. Needs a bound runtime.
    */
   async runCommand(name: string, argumentText: string): Promise<boolean> {
     const entry = this.commands.get(name);
     if (entry === undefined) return false;
-    try {
-      await entry.command.run(argumentText.trim(), this.context(entry.path));
-    } catch (error) {
-      this.fail(entry.path, `/${name}`, error);
-      this.notify(entry.path, `/${name} failed: ${messageOf(error)}`, "error");
-    }
+    const outcome = await guardedCall(
+      () => entry.command.run(argumentText.trim(), this.context(entry.path)),
+      { timeoutMs: 0, label: `extension ${entry.path}, /${name}` },
+    );
+    const message = this.report(entry.path, `/${name}`, outcome, { consequence: "the command was stopped" });
+    if (message !== undefined) this.notify(entry.path, `/${name} failed: ${message}`, "error");
     return true;
   }
 
@@ -273,43 +307,80 @@ export class ExtensionHost {
   private async follow(session: HarnessSession, reason: "start" | "switch"): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    if (this.events.size > 0) this.unsubscribe = session.subscribe((event) => this.emit(event));
+    this.operationAbort = new AbortController();
+    if (this.events.size > 0) {
+      const stopEvents = session.subscribe((event) => this.emit(event));
+      const stopAborts = onSessionAbort(session, () => this.operationAbort.abort());
+      this.unsubscribe = () => {
+        stopEvents();
+        stopAborts();
+      };
+    }
     await this.emit({ type: "session_start", sessionId: session.id, reason });
   }
 
+  /**
+   * Delivers an event to its handlers in order, each waited for up to its `eventMs` — not at all once the
+   * session's operation was aborted (they still run), until that operation has settled.
+   */
   private async emit(
     event: HarnessEvent | ExtensionLifecycleEvents[keyof ExtensionLifecycleEvents],
   ): Promise<void> {
     const handlers = this.events.get(event.type);
+    const signal = this.operationAbort.signal;
+    if (event.type === "settled" && signal.aborted) this.operationAbort = new AbortController();
     if (handlers === undefined || this.binding === undefined) return;
-    for (const { path, handler } of handlers) {
-      try {
-        await handler(event as never, this.context(path));
-      } catch (error) {
-        this.fail(path, event.type, error);
-      }
+    for (const { path, eventMs, handler } of handlers) {
+      const outcome = await guardedCall(() => handler(event as never, this.context(path)), {
+        timeoutMs: eventMs,
+        signal,
+      });
+      this.report(path, event.type, outcome, {
+        consequence: "the run went on without it",
+        setting: "eventMs",
+      });
     }
   }
 
   private project(session: HarnessSession): AgentMessage[] {
     const branch = session.session.getBranch();
     const added: AgentMessage[] = [];
-    for (const { path, customType, projector } of this.projectors) {
+    for (const { path, timeoutMs, customType, projector } of this.projectors) {
       const entries = branch.filter(
         (entry): entry is CustomEntry => entry.type === "custom" && entry.customType === customType,
       );
       if (entries.length === 0) continue;
-      try {
-        added.push(...(projector(entries) ?? []));
-      } catch (error) {
-        this.fail(path, `project:${customType}`, error);
+      const outcome = guardedSyncCall(() => projector(entries), timeoutMs);
+      const failed = this.report(path, `project:${customType}`, outcome, {
+        consequence: "added nothing",
+        setting: "hookMs",
+      });
+      if (failed !== undefined || outcome.kind !== "returned") continue;
+      if (Array.isArray(outcome.value)) added.push(...outcome.value);
+      else if (outcome.value !== undefined && outcome.value !== null) {
+        this.fail(path, `project:${customType}`, new Error("a projector must return an array of messages"));
       }
     }
     return added;
   }
 
+  /** Reports a guarded call that failed (once); returns its message, `undefined` when it did not fail. */
+  private report(
+    path: string,
+    hook: string,
+    outcome: GuardedOutcome<unknown>,
+    wording: FailureWording,
+  ): string | undefined {
+    const message = guardFailure(outcome, wording);
+    if (message !== undefined) this.record({ path, hook, message });
+    return message;
+  }
+
   private fail(path: string, hook: string, error: unknown): void {
-    const failure = { path, hook, message: messageOf(error) };
+    this.record({ path, hook, message: describeThrown(error) });
+  }
+
+  private record(failure: ExtensionFailure): void {
     this.failures.push(failure);
     try {
       this.options.onFailure?.(failure);
@@ -353,7 +424,7 @@ export class ExtensionHost {
     };
   }
 
-  private api(path: string, staged: Staged): ExtensionApi {
+  private api(path: string, staged: Staged, timeouts: ExtensionTimeouts): ExtensionApi {
     const taken = (name: string) =>
       (this.options.reservedToolNames ?? []).includes(name) ||
       this.toolList.some((tool) => tool.name === name) ||
@@ -362,13 +433,14 @@ export class ExtensionHost {
       if (typeof handler !== "function") throw new Error(`on("${name}"): the handler must be a function.`);
       if (isHookName(name)) {
         const hook = handler as HarnessHookHandler<HarnessHookName>;
+        const limit = hookTimeout(timeouts, name);
         const wrapped: HarnessHookHandler<HarnessHookName> = async (event, context) => {
-          try {
-            return await hook(event as never, context);
-          } catch (error) {
-            this.fail(path, name, error);
-            return undefined;
-          }
+          const outcome = await guardedCall(() => hook(event as never, context), {
+            timeoutMs: limit.ms,
+            signal: context.signal,
+          });
+          this.report(path, name, outcome, { consequence: AS_NO_RESULT, setting: limit.setting });
+          return outcome.kind === "returned" ? outcome.value : undefined;
         };
         staged.hooks.push({ name, handler: wrapped });
         return;
@@ -440,24 +512,57 @@ export class ExtensionHost {
     };
   }
 
+  /**
+   * Imports the file and runs its default export, together within `loadMs` (a loop that never yields is
+   * stopped too); a failure of either skips the extension.
+   */
   private async loadOne(source: ExtensionSource): Promise<void> {
     const staged: Staged = { hooks: [], events: [], tools: [], commands: [], providers: [], projectors: [] };
+    const path = source.path;
+    const timeouts = extensionTimeoutsFor(this.options.timeouts, path);
+    const wording = { consequence: "the extension is skipped", setting: "loadMs" };
+    const label = `extension ${path}, load`;
+    let compiled: CompiledExtension;
     try {
-      const factory = await importExtension(source.path);
-      await factory(this.api(source.path, staged));
+      compiled = await compileExtension(path);
     } catch (error) {
-      this.fail(source.path, "load", error);
+      this.fail(path, "load", error);
       return;
     }
-    const path = source.path;
+    const started = Date.now();
+    const imported = await guardedCall(() => evaluateExtension(compiled), {
+      timeoutMs: timeouts.loadMs,
+      label,
+    });
+    if (imported.kind !== "returned") {
+      this.report(path, "load", imported, wording);
+      return;
+    }
+    const left = timeouts.loadMs === 0 ? 0 : Math.max(1, timeouts.loadMs - (Date.now() - started));
+    const ran = await guardedCall(() => imported.value(this.api(path, staged, timeouts)), {
+      timeoutMs: left,
+      label,
+    });
+    if (ran.kind !== "returned") {
+      this.report(
+        path,
+        "load",
+        ran.kind === "timed_out" ? { ...ran, timeoutMs: timeouts.loadMs } : ran,
+        wording,
+      );
+      return;
+    }
     for (const hook of staged.hooks) this.hooks.push({ path, ...hook });
     for (const { name, handler } of staged.events) {
-      this.events.set(name, [...(this.events.get(name) ?? []), { path, handler }]);
+      const eventMs = timeouts.eventMs;
+      this.events.set(name, [...(this.events.get(name) ?? []), { path, eventMs, handler }]);
     }
     this.toolList.push(...staged.tools);
     for (const { name, command } of staged.commands) this.commands.set(name, { path, command });
     for (const provider of staged.providers) this.providerMap.set(provider.id, provider);
-    for (const projector of staged.projectors) this.projectors.push({ path, ...projector });
+    for (const projector of staged.projectors) {
+      this.projectors.push({ path, timeoutMs: hookTimeout(timeouts, "context").ms, ...projector });
+    }
     this.loaded.push({
       path,
       origin: source.origin,

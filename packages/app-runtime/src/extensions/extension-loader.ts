@@ -3,7 +3,7 @@
  * directory with an `index.*`) in `<home>/extensions/` and `<cwd>/.arbor/extensions/`, then each
  * `--extension <path>`, loaded with jiti (TypeScript without a build step), their default export run.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import type { Jiti } from "jiti";
 import type { ExtensionFactory } from "./extension-api.js";
@@ -81,20 +81,78 @@ export function discoverExtensions(options: {
 let jiti: Jiti | undefined;
 
 /**
- * Imports an extension file and returns its default export.
+ * Loads jiti (once).
  *
- * Contract: rejects when the file cannot be read or compiled, throws while it is evaluated, or its default
- * export is not a function (the message says what to export).
+ * Contract: idempotent; rejects only when jiti itself cannot be loaded.
  */
-export async function importExtension(path: string): Promise<ExtensionFactory> {
-  if (!existsSync(path)) throw new Error("no such file");
-  if (jiti === undefined) {
-    const { createJiti } = await import("jiti");
-    jiti = createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
-  }
-  const loaded = await jiti.import<unknown>(path, { default: true });
-  if (typeof loaded !== "function") {
+export async function prepareExtensionImports(): Promise<void> {
+  if (jiti !== undefined) return;
+  const { createJiti } = await import("jiti");
+  jiti ??= createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
+}
+
+function factoryOf(loaded: unknown): ExtensionFactory {
+  const candidate =
+    typeof loaded === "object" && loaded !== null && "default" in loaded
+      ? (loaded as { default: unknown }).default
+      : loaded;
+  if (typeof candidate !== "function") {
     throw new Error("its default export is not a function: export default (arbor: ExtensionApi) => { … }");
   }
-  return loaded as ExtensionFactory;
+  return candidate as ExtensionFactory;
+}
+
+/** An extension file read and compiled, ready to be evaluated. */
+export interface CompiledExtension {
+  path: string;
+  source: string;
+}
+
+/**
+ * Reads an extension file and compiles it with jiti (TypeScript, ESM, JSX) — jiti's own work, which the
+ * first time loads its compiler (about half a second) and then is cached on disk — so that
+ * {@link evaluateExtension} only runs the extension's code.
+ *
+ * Contract: rejects when the file cannot be read or does not compile.
+ */
+export async function compileExtension(path: string): Promise<CompiledExtension> {
+  if (!existsSync(path)) throw new Error("no such file");
+  await prepareExtensionImports();
+  const source = readFileSync(path, "utf8");
+  const ts = /\.[cm]?tsx?$/.test(path);
+  jiti!.transform({ source, filename: path, ts, async: true });
+  return { path, source };
+}
+
+/**
+ * Evaluates a compiled extension and returns its default export. Its top level runs before this returns
+ * (up to its first top-level `await`): jiti evaluates every kind of file itself (`.mjs` and ESM `.js` too,
+ * which it would otherwise hand to Node's loader, whose evaluation comes later).
+ *
+ * Contract: rejects when the file throws while it is evaluated, or its default export is not a function
+ * (the message says what to export).
+ */
+export function evaluateExtension(compiled: CompiledExtension): Promise<ExtensionFactory> {
+  try {
+    if (jiti === undefined) throw new Error("compileExtension() first");
+    const evaluated = jiti.evalModule(compiled.source, {
+      filename: compiled.path,
+      async: true,
+      forceTranspile: true,
+    });
+    return Promise.resolve(evaluated).then(factoryOf);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Imports an extension file and returns its default export ({@link compileExtension}, then
+ * {@link evaluateExtension}).
+ *
+ * Contract: rejects when the file cannot be read or compiled, throws while it is evaluated, or its default
+ * export is not a function.
+ */
+export async function importExtension(path: string): Promise<ExtensionFactory> {
+  return evaluateExtension(await compileExtension(path));
 }

@@ -12,6 +12,7 @@ import type { Settings } from "../settings.js";
 import { TOOL_NAMES, type ToolName } from "../tool-names.js";
 import { type ExtensionFailure, ExtensionHost } from "./extension-host.js";
 import { discoverExtensions } from "./extension-loader.js";
+import type { ExtensionTimeoutSettings } from "./extension-timeouts.js";
 
 /** One line for a failure: `extension <file> failed to load: …` or `extension <file>, hook <hook>: …`. */
 export function describeExtensionFailure(failure: ExtensionFailure): string {
@@ -26,6 +27,8 @@ export interface RuntimeExtensionOptions {
   home: string;
   /** `--extension` paths; `false` (`--no-extensions`): none, not even the directories' files. */
   extensions?: readonly string[] | false;
+  /** `extensionTimeouts` of the settings. */
+  timeouts?: ExtensionTimeoutSettings;
   warn: (message: string) => void;
 }
 
@@ -39,6 +42,7 @@ export async function loadRuntimeExtensions(options: RuntimeExtensionOptions): P
     cwd: options.cwd,
     home: options.home,
     reservedToolNames: TOOL_NAMES,
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
     onFailure: (failure: ExtensionFailure) => options.warn(describeExtensionFailure(failure)),
     onUnhandledNotice: (notice: { message: string }) => options.warn(notice.message),
   };
