@@ -3,9 +3,9 @@
  * refuse, a tool listed twice, names that clean up to the same one, broken input schemas, a server that
  * crashes at start, one that never answers `initialize`, one that hangs on `tools/list`, one that dies in the
  * middle of a call, one that never answers a call, a malformed result, a 5 MB result. Each trial configures
- * the bad server next to a good one in `settings.json` (a 10 s start and a 5 s call timeout for the bad one) and asks
- * a model server that refuses what Anthropic and OpenAI refuse (a tool name outside `^[a-zA-Z0-9_-]{1,64}$`,
- * two tools of one name). `arbor` must answer (exit 0), say each problem in one line naming the server (and
+ * the bad server next to a good one in `settings.json` (10 s to start and 30 s per call for the bad one, 5 s
+ * for the call that never ends) and asks a model server that refuses what Anthropic and OpenAI refuse (a tool
+ * name outside `^[a-zA-Z0-9_-]{1,64}$`, two tools of one name). `arbor` must answer (exit 0), say each problem in one line naming the server (and
  * the tool), give the model a one-line error for a failed call, keep the good server's tools, never print a
  * stack trace and never hang past the timeouts.
  */
@@ -41,17 +41,18 @@ const GOOD = join(FIXTURES, "mcp-test-server.mjs");
 
 /**
  * The bad server's timeouts in `settings.json` (the defaults are 30 s to start and 60 s per call): long
- * enough for a healthy server to load the SDK and start while the other trials' processes start too, on
- * two busy cores.
+ * enough for a healthy server to load the SDK and start, and for a 5 MB answer to cross the pipe, while the
+ * other trials' processes run too, on two busy cores. The server that never answers a call has 5 s.
  */
 const START_TIMEOUT_MS = 10_000;
-const CALL_TIMEOUT_MS = 5000;
+const CALL_TIMEOUT_MS = 30_000;
+const SHORT_CALL_TIMEOUT_MS = 5000;
 
 /**
  * A run may take this long before it counts as hung: the start timeout, a call timeout, up to 4 s to stop a
  * server that ignores its closed stdin, and the start of `arbor` on a busy machine.
  */
-const HANG_MS = 45_000;
+const HANG_MS = 60_000;
 
 /** The model's final answer. */
 const ANSWER = "All done with the tools.";
@@ -69,6 +70,8 @@ interface BadServer {
   warnings: RegExp[];
   /** How many of the bad server's tools the model is offered. */
   offered: number;
+  /** Its `callTimeoutMs` (default {@link CALL_TIMEOUT_MS}). */
+  callTimeoutMs?: number;
   /** The bad server's tools the model calls (each pattern: every offered tool it matches). */
   calls?: RegExp;
   /** What the calls' results must say, one pattern per call (in any order). */
@@ -175,6 +178,7 @@ const SERVERS: BadServer[] = [
   {
     kind: "never answers a call",
     behavior: "hang-on-call",
+    callTimeoutMs: SHORT_CALL_TIMEOUT_MS,
     warnings: [],
     offered: 2,
     calls: /^mcp__bad__hang$/,
@@ -282,11 +286,12 @@ async function modelServer(server: BadServer) {
 }
 
 /** Writes the bad server (and the good one) into the box's `settings.json`. */
-function configure(box: Box, bad: Record<string, unknown>): void {
+function configure(box: Box, server: BadServer, bad: Record<string, unknown>): void {
+  const callTimeoutMs = server.callTimeoutMs ?? CALL_TIMEOUT_MS;
   const settings = {
     mcpServers: {
       good: { command: process.execPath, args: [GOOD, "--stdio"] },
-      bad: { ...bad, startTimeoutMs: START_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS },
+      bad: { ...bad, startTimeoutMs: START_TIMEOUT_MS, callTimeoutMs },
     },
   };
   writeFileSync(join(box.home, "settings.json"), `${JSON.stringify(settings)}\n`);
@@ -332,9 +337,9 @@ async function tryServer(server: BadServer): Promise<Outcome> {
         startMisbehavingHttpServer(behavior: string): Promise<{ url: string; close(): Promise<void> }>;
       };
       http = await fixture.startMisbehavingHttpServer(server.behavior);
-      configure(box, { url: http.url });
+      configure(box, server, { url: http.url });
     } else {
-      configure(box, { command: process.execPath, args: [MISBEHAVING, server.behavior] });
+      configure(box, server, { command: process.execPath, args: [MISBEHAVING, server.behavior] });
     }
     run = await runArbor(
       box,
