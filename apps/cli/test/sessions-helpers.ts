@@ -95,6 +95,7 @@ export async function runSessions(args: string[], options: RunOptions): Promise<
     openStore: (url, storeOptions) =>
       openStore(url, { ...storeOptions, env: { ARBOR_HOME: options.home }, stores: STORE_FACTORIES }),
     cwd: options.cwd ?? FIXTURE_CWD,
+    home: options.home,
     stdout: collector(out),
     stderr: collector(err),
     resolveSummarizer: options.resolveSummarizer,

@@ -36,8 +36,16 @@ import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
 import { jsonlPathOf } from "./session-reference.js";
+import { applyPendingRecovery } from "./sessions/recover-session.js";
+import { createRecoveryKeeper, defaultHowToApply } from "./sessions/recovery-file.js";
 import { loadSettings } from "./settings.js";
-import { checkJsonlDirectory, describeStoreLocation, openStore, parseStoreUrl } from "./store-url.js";
+import {
+  checkJsonlDirectory,
+  describeStoreLocation,
+  openStore,
+  parseStoreUrl,
+  redactStoreUrl,
+} from "./store-url.js";
 import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
 import { harnessErrorReporter } from "./unsaved-work.js";
@@ -109,6 +117,8 @@ interface RuntimeWiring {
   release: () => Promise<void>;
   extensions: ExtensionHost;
   mcp: McpManager | undefined;
+  /** Notes for the user (the runtime's `onWarning`). */
+  warn: (message: string) => void;
 }
 
 type RuntimeFields = Pick<
@@ -201,6 +211,7 @@ class Runtime implements AppRuntime {
   async openSession(reference: string): Promise<HarnessSession> {
     const sessionId = await resolveForResume(this.store, reference, this.cwd, this.stores);
     if (sessionId === this.current.id) return this.current;
+    if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
     return this.replaceWith(() => this.harness.openSession(sessionId));
   }
 
@@ -373,6 +384,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       } else registry.register(provider);
     }
     const model = loaded.model;
+    const storeDescription = persistent
+      ? describeStoreLocation(parseStoreUrl(storeUrl, storeOptions))
+      : undefined;
+    // The commands that apply a recovery file name the store when a flag chose it (settings are read again).
+    const storeFlag = options.store === undefined ? "" : ` --store ${redactStoreUrl(options.store)}`;
+    const howToApply = (sessionId: string) => defaultHowToApply(sessionId, storeFlag);
     // MCP servers start while the coding tools load (starting never rejects; the catch below closes them).
     const starting = startMcpServers({
       servers: defaults.mcpServers,
@@ -406,18 +423,31 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       settings: {
         ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
         ...(compaction === undefined ? {} : { compaction }),
+        ...(defaults.saveRetryMs === undefined ? {} : { saveRetry: { timeoutMs: defaults.saveRetryMs } }),
       },
       systemPrompt: createSystemPromptBuilder({
         ...(systemPrompt === undefined ? {} : { customPrompt: systemPrompt }),
         ...(appendSystemPrompt === undefined ? {} : { appendPrompt: appendSystemPrompt }),
       }),
       onError: harnessErrorReporter(warn),
+      // What a save the store refused could not store goes to a recovery file in the home.
+      ...(storeDescription === undefined
+        ? {}
+        : { unsavedEntries: createRecoveryKeeper({ home, store: storeDescription, howToApply }) }),
       ...options.harnessOptions,
     });
     extensions.attach(harness);
     const sessionChoice = options.session ?? { kind: "new" };
     const session = await startSession(
-      { harness, store, sourceStore, cwd: options.cwd, stores: options.stores, notice: warn },
+      {
+        harness,
+        store,
+        sourceStore,
+        cwd: options.cwd,
+        stores: options.stores,
+        notice: warn,
+        ...(persistent ? { home } : {}),
+      },
       sessionChoice,
     );
     if (sessionChoice.kind !== "new") {
@@ -430,9 +460,6 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       }
     }
     for (const warning of session.warnings) warn(warning);
-    const storeDescription = persistent
-      ? describeStoreLocation(parseStoreUrl(storeUrl, storeOptions))
-      : undefined;
     const runtime = new Runtime(
       {
         version,
@@ -456,6 +483,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         release,
         extensions,
         mcp,
+        warn,
       },
       options.stores,
     );

@@ -17,7 +17,9 @@ export type ArborUserErrorCode =
   | "missing_api_key"
   | "unusable_home"
   | "session_outside_store"
-  | "command_failed";
+  | "command_failed"
+  | "recovery_pending"
+  | "recovery_failed";
 
 /** A mistake or a situation the user can fix; the message says how. */
 export class ArborUserError extends ArborError {

@@ -181,8 +181,35 @@ export {
   resolveSessionReference,
   SessionReferenceError,
 } from "./session-reference.js";
+export {
+  type ApplyRecoveryOptions,
+  applyRecoveryFile,
+  type RecoveryOutcome,
+  recoveryOutcomeLines,
+} from "./sessions/apply-recovery.js";
 export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
 export { type ImportReport, importReportLines, importSessionFile } from "./sessions/import-session.js";
+export {
+  applyPendingRecovery,
+  type RecoverOptions,
+  recoverSessions,
+  recoverySessionsNamed,
+} from "./sessions/recover-session.js";
+export {
+  createRecoveryKeeper,
+  defaultHowToApply,
+  type FoundRecoveryFile,
+  listRecoveryFiles,
+  type RecoveryFile,
+  type RecoveryHeader,
+  RecoveryHeaderSchema,
+  type RecoveryKeeperOptions,
+  readRecoveryFile,
+  recoveryDirectories,
+  recoveryDirectory,
+  recoveryFileText,
+  removeRecoveryFile,
+} from "./sessions/recovery-file.js";
 export { type TreeStats, treeStats } from "./sessions/tree-stats.js";
 export {
   type LoadedSettings,
@@ -211,6 +238,8 @@ export { holdTypeahead, type TerminalInput, type Typeahead } from "./typeahead.j
 export {
   alreadyWarned,
   harnessErrorReporter,
+  saveRetryNotice,
+  type WatchUnsavedWorkOptions,
   watchUnsavedWork,
   watchUnsavedWorkAcross,
 } from "./unsaved-work.js";

@@ -3,6 +3,8 @@
  * one (`-r <id|path>`), a named one created when missing (`--session <id>`), or a fork of one (`--fork
  * <id|path>`: a new session holding its current branch). A file outside the store can be forked but not
  * resumed (resuming would write to a file the store does not own): the message says how to import it.
+ * A resumed session's recovery files (what a failed save could not store) are applied before it opens
+ * (`applyPendingRecovery`): the run never starts on a session that lacks what ran.
  */
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
 import { Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
@@ -14,6 +16,7 @@ import {
   resolveSessionReference,
   SessionReferenceError,
 } from "./session-reference.js";
+import { applyPendingRecovery, recoverySessionsNamed } from "./sessions/recover-session.js";
 
 /** How a run chooses its session. */
 export type SessionChoice =
@@ -39,6 +42,11 @@ export interface SessionChoiceContext {
   stores: StoreFactories;
   /** Receives notes for the user (e.g. "no session to continue; starting a new one"). */
   notice: (message: string) => void;
+  /**
+   * The Arbor home, whose recovery files of a resumed session are applied before it opens (and name the
+   * sessions a store never held). Without it, none are looked for.
+   */
+  home?: string;
 }
 
 /** The error for a session file outside the store, saying how to use it. */
@@ -133,6 +141,30 @@ async function newestWithMessages(store: SessionStore, cwd: string): Promise<Ses
   return undefined;
 }
 
+/** Opens a stored session to resume it, after applying its recovery files. */
+async function openResumed(context: SessionChoiceContext, sessionId: string): Promise<HarnessSession> {
+  if (context.home !== undefined)
+    await applyPendingRecovery(context.store, context.home, sessionId, context.notice);
+  return context.harness.openSession(sessionId);
+}
+
+/**
+ * Resolves a reference to resume; a session the store never held (its first save failed) is found by its
+ * recovery files (by id or unique prefix).
+ */
+async function resolveResumed(context: SessionChoiceContext, reference: string): Promise<string> {
+  const { store, cwd, stores } = context;
+  try {
+    return await resolveForResume(store, reference, cwd, stores);
+  } catch (error) {
+    const missing = error instanceof SessionReferenceError && error.code === "session_reference_not_found";
+    if (!missing || context.home === undefined || looksLikePath(reference)) throw error;
+    const [sessionId] = recoverySessionsNamed(context.home, reference);
+    if (sessionId === undefined) throw error;
+    return sessionId;
+  }
+}
+
 /**
  * Opens or creates the session a run starts in.
  *
@@ -143,7 +175,7 @@ export async function startSession(
   context: SessionChoiceContext,
   choice: SessionChoice,
 ): Promise<HarnessSession> {
-  const { harness, store, cwd, stores } = context;
+  const { harness, store, cwd } = context;
   switch (choice.kind) {
     case "new":
       return harness.newSession({ cwd, createOnFirstFlush: true });
@@ -154,13 +186,13 @@ export async function startSession(
         context.notice(`No session to continue in ${cwd}; starting a new one.`);
         return harness.newSession({ cwd, createOnFirstFlush: true });
       }
-      return harness.openSession(newest.id);
+      return openResumed(context, newest.id);
     }
     case "open":
-      return harness.openSession(await resolveForResume(store, choice.reference, cwd, stores));
+      return openResumed(context, await resolveResumed(context, choice.reference));
     case "open-or-create": {
       try {
-        return await harness.openSession(await resolveForResume(store, choice.reference, cwd, stores));
+        return await openResumed(context, await resolveResumed(context, choice.reference));
       } catch (error) {
         const missing =
           error instanceof SessionReferenceError && error.code === "session_reference_not_found";

@@ -55,6 +55,13 @@ export const SettingsSchema = Type.Object(
       Type.Boolean({ description: "true: the bash tool's environment keeps the API key variables" }),
     ),
     store: Type.Optional(Type.String({ minLength: 1, description: "a store URL, e.g. jsonl:~/sessions" })),
+    saveRetryMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "how long a save the store refused is retried, in ms (delays from 0.25 s doubling up to 8 s); default 30000, 0: not at all",
+      }),
+    ),
     systemPrompt: Type.Optional(Type.String()),
     appendSystemPrompt: Type.Optional(Type.String()),
     compaction: Type.Optional(

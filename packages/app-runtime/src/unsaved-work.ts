@@ -1,4 +1,4 @@
-import type { HarnessSession } from "@arbor/harness";
+import type { HarnessEvent, HarnessSession, KeptEntries } from "@arbor/harness";
 
 /**
  * The messages of store refusals a watcher took charge of: the front end reports them, the runtime's
@@ -22,29 +22,77 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A delay in words: `30 s`, `0.5 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/**
+ * The line a front end prints once when a save point is retried (the first `save_retry` of a series):
+ * `the store refused the save (<cause>); retrying for up to 30 s`.
+ */
+export function saveRetryNotice(event: Extract<HarnessEvent, { type: "save_retry" }>): string {
+  return `the store refused the save (${messageOf(event.error).replace(/[.\s]+$/, "")}); retrying for up to ${seconds(event.timeoutMs)}`;
+}
+
+/** Options of {@link watchUnsavedWork}. */
+export interface WatchUnsavedWorkOptions {
+  /**
+   * Receives one line when a save point is first retried ({@link saveRetryNotice}); print and json mode
+   * write it to stderr.
+   *
+   * Contract: must not throw.
+   */
+  onRetry?: (line: string) => void;
+}
+
 /**
  * Watches a run's saves, for any front end that must tell the user when something was not stored (print
  * and json mode exit non-zero, a web server reports it). Returns a function that stops watching and tells
  * why entries were left unsaved — a `save_error` that no later `save_point` made good (another process
- * appended first, the lock is held, the disk is full) — or `undefined` when everything reached the store.
- * While it watches, the runtime does not also warn about the refusals it sees (so the reason is said once).
+ * appended first, the lock is held, the disk is full) — and where they are kept (the recovery file and the
+ * command that applies it), or `undefined` when everything reached the store. While it watches, the
+ * runtime does not also warn about the refusals it sees (so the reason is said once).
  *
  * Contract: watches only events emitted after the call; the returned function may be called once.
  */
-export function watchUnsavedWork(session: HarnessSession): () => string | undefined {
-  let unsaved: unknown;
+export function watchUnsavedWork(
+  session: HarnessSession,
+  options: WatchUnsavedWorkOptions = {},
+): () => string | undefined {
+  let unsaved: Extract<HarnessEvent, { type: "save_error" }> | undefined;
+  let kept: KeptEntries | undefined;
   let failed = false;
+  let stopped = false;
+  let retrying = false;
   const unsubscribe = session.subscribe((event) => {
-    if (event.type === "save_error") {
+    if (event.type === "save_retry") {
+      if (!retrying) options.onRetry?.(saveRetryNotice(event));
+      retrying = true;
+    } else if (event.type === "save_error") {
       failed = true;
-      unsaved = event.error;
+      retrying = false;
+      unsaved = event;
+      kept = event.kept ?? kept;
       watchedMessages.add(messageOf(event.error));
-    } else if (event.type === "save_point") failed = false;
+    } else if (event.type === "run_stopped") {
+      stopped = true;
+      kept = event.kept ?? kept;
+    } else if (event.type === "save_point") {
+      failed = false;
+      retrying = false;
+    }
   });
   return () => {
     unsubscribe();
-    if (!failed) return undefined;
-    return `the session was not saved: ${messageOf(unsaved)}`;
+    if (!failed || unsaved === undefined) return undefined;
+    const cause = messageOf(unsaved.error).replace(/[.\s]+$/, "");
+    const stop = stopped ? " The run stopped before running anything more." : "";
+    const where =
+      kept === undefined
+        ? ""
+        : ` What was not stored is kept in ${kept.location}${kept.howToApply === undefined ? "" : `; ${kept.howToApply}`}.`;
+    return `the session was not saved: ${cause}.${stop}${where}`;
   };
 }
 

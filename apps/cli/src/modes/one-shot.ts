@@ -99,7 +99,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   const commandCode = await extensionCommand(runtime, prompt);
   if (commandCode !== undefined) return commandCode;
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
-  const saves = watchUnsavedWork(runtime.session);
+  const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
@@ -127,8 +127,8 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
  * `--mode json`: runs the prompt and writes every event as one JSON line (the schema of `@arbor/app-runtime`'s `JsonEventWriter`), then a
  * `result` line.
  *
- * Contract: stdout carries only JSON lines; resolves to 0, or 1 when the run ends in an error or abort or
- * part of it was not saved.
+ * Contract: stdout carries only JSON lines (what was not saved is also said on stderr, with where it is
+ * kept); resolves to 0, or 1 when the run ends in an error or abort or part of it was not saved.
  */
 export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
@@ -143,7 +143,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   }
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
-  const saves = watchUnsavedWork(runtime.session);
+  const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime);
   let unsaved: string | undefined;
   try {
@@ -158,6 +158,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const outcome = outcomeOf(runtime, interrupt);
   const message = outcome.message;
   const failed = outcome.failed || unsaved !== undefined;
+  if (unsaved !== undefined) io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
   const error = unsaved ?? (interrupt.interrupted ? INTERRUPTED : message?.errorMessage);
   writer.record({
     type: "result",

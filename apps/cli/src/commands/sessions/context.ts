@@ -26,6 +26,8 @@ export interface SessionsCommandDeps {
   openStore: (url: string | undefined, options: { readOnly?: boolean }) => Promise<SessionStore>;
   /** The working directory: `list` shows its sessions; relative paths resolve against it. */
   cwd: string;
+  /** The Arbor home (`recover` reads its recovery files); default `$ARBOR_HOME`, else `~/.arbor`. */
+  home?: string;
   /** Where results go (the only output of `list --json`, `export` without `-o`, …). */
   stdout: Writable;
   /** Where messages, warnings and errors go. */

@@ -10,6 +10,7 @@ import { addExportCommand } from "./export.js";
 import { addImportCommand } from "./import.js";
 import { addListCommand } from "./list.js";
 import { addMergeCommand } from "./merge.js";
+import { addRecoverCommand } from "./recover.js";
 import { addShowCommand } from "./show.js";
 
 export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
@@ -24,6 +25,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  * - `diff <a> <b> [--json] [--limit N]` (sides: `<session>[@<entry>]`, or `@<entry>` in a's session)
  * - `copy --from <url> --to <url> [ids…]` (every session of `--from` without ids)
  * - `merge <branch-leaf> --into <leaf> [--session S] [--no-summarize] [--message TEXT]`
+ * - `recover [<id>|<file>] [--discard]` (what a failed save kept; alone: the list)
  *
  * Every subcommand reads `--store <url>` from itself or a parent command (`optsWithGlobals`), so a global
  * `--store` on the program works too. Help and commander's own messages go to `deps.stdout` /
@@ -38,7 +40,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  */
 export function sessionsCommand(deps: SessionsCommandDeps): Command {
   const command = new Command("sessions")
-    .description("list, show, export, import, copy, compare and merge sessions")
+    .description("list, show, export, import, copy, compare, merge and recover sessions")
     .option("--store <url>", "the session store: jsonl:DIR (default: $ARBOR_HOME, else ~/.arbor)")
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
@@ -52,6 +54,7 @@ export function sessionsCommand(deps: SessionsCommandDeps): Command {
   addDiffCommand(command, deps);
   addMergeCommand(command, deps);
   addCopyCommand(command, deps);
+  addRecoverCommand(command, deps);
   // `list` is the default: a word that names no subcommand would reach it as an argument.
   command.hook("preSubcommand", (parent, sub) => {
     const word = parent.args[0];
