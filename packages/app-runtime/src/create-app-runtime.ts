@@ -50,6 +50,7 @@ import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
 import { harnessErrorReporter } from "./unsaved-work.js";
 import { VERSION } from "./version.js";
+import { leaseWhenStored, releaseOtherLeases, takeWriterLease } from "./writer-lease.js";
 
 /** What {@link createAppRuntime} wires. Only `cwd`, `env`, `providers` and `stores` are required. */
 export interface AppRuntimeOptions {
@@ -162,6 +163,7 @@ class Runtime implements AppRuntime {
     this.extensions = wiring.extensions;
     this.mcp = wiring.mcp;
     this.current = session;
+    leaseWhenStored(this.store, session);
   }
 
   get session(): HarnessSession {
@@ -180,6 +182,8 @@ class Runtime implements AppRuntime {
   }
 
   private changed(): void {
+    void releaseOtherLeases(this.store, this.current.id);
+    leaseWhenStored(this.store, this.current);
     void this.extensions.sessionChanged(this.current);
     for (const listener of this.listeners) {
       try {
@@ -211,8 +215,14 @@ class Runtime implements AppRuntime {
   async openSession(reference: string): Promise<HarnessSession> {
     const sessionId = await resolveForResume(this.store, reference, this.cwd, this.stores);
     if (sessionId === this.current.id) return this.current;
-    if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
-    return this.replaceWith(() => this.harness.openSession(sessionId));
+    // Refused here (another process writes it), nothing changes: the current session stays.
+    await takeWriterLease(this.store, sessionId);
+    try {
+      if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
+      return await this.replaceWith(() => this.harness.openSession(sessionId));
+    } finally {
+      void releaseOtherLeases(this.store, this.current.id);
+    }
   }
 
   async switchTo(session: HarnessSession): Promise<void> {

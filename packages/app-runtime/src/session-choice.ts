@@ -17,6 +17,7 @@ import {
   SessionReferenceError,
 } from "./session-reference.js";
 import { applyPendingRecovery, recoverySessionsNamed } from "./sessions/recover-session.js";
+import { takeWriterLease } from "./writer-lease.js";
 
 /** How a run chooses its session. */
 export type SessionChoice =
@@ -141,8 +142,9 @@ async function newestWithMessages(store: SessionStore, cwd: string): Promise<Ses
   return undefined;
 }
 
-/** Opens a stored session to resume it, after applying its recovery files. */
+/** Opens a stored session to resume it, after taking its writer lease and applying its recovery files. */
 async function openResumed(context: SessionChoiceContext, sessionId: string): Promise<HarnessSession> {
+  await takeWriterLease(context.store, sessionId);
   if (context.home !== undefined)
     await applyPendingRecovery(context.store, context.home, sessionId, context.notice);
   return context.harness.openSession(sessionId);
@@ -169,7 +171,9 @@ async function resolveResumed(context: SessionChoiceContext, reference: string):
  * Opens or creates the session a run starts in.
  *
  * Contract: throws `SessionReferenceError` or {@link ArborUserError} with a message for the user when a
- * reference does not resolve; nothing is written to an existing session (a fork writes only the new one).
+ * reference does not resolve, and `SessionLockedError` naming the holder when another process writes the
+ * session (its writer lease is taken first); nothing is written to an existing session (a fork writes
+ * only the new one).
  */
 export async function startSession(
   context: SessionChoiceContext,
@@ -199,10 +203,13 @@ export async function startSession(
         if (!missing || looksLikePath(choice.reference)) throw error;
         context.notice(`No session "${choice.reference}" yet; starting it.`);
         try {
-          return await harness.newSession({ cwd, id: choice.reference });
+          const session = await harness.newSession({ cwd, id: choice.reference });
+          await takeWriterLease(store, session.id);
+          return session;
         } catch (created) {
-          // Another process created it meanwhile: open that one (its writes then decide who stores).
+          // Another process created it meanwhile: open that one (its lease then decides who writes).
           if ((created as { code?: unknown }).code !== "session_exists") throw created;
+          await takeWriterLease(store, choice.reference);
           return await harness.openSession(choice.reference);
         }
       }
