@@ -88,8 +88,10 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
     );
   }
 
-  const [{ createAppRuntime, holdTypeahead }, { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES }] =
-    await Promise.all([import("@arbor/app-runtime"), import("./factories.js")]);
+  const [
+    { createAppRuntime, exitWhenStalled, holdTypeahead },
+    { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES },
+  ] = await Promise.all([import("@arbor/app-runtime"), import("./factories.js")]);
   // Keys typed while the interactive mode starts are held for its editor (not echoed, Enter kept).
   const typeahead = oneShot || mode === "rpc" ? undefined : holdTypeahead(io.stdin);
   try {
@@ -122,6 +124,8 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
       ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
       onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),
     });
+    // Never Node's silent exit code 13 when the run waits on what cannot happen: a message and exit 1.
+    const stalled = exitWhenStalled(runtime, (text) => io.stderr.write(text));
     try {
       if (mode === "rpc") {
         const { runRpcMode } = await import("./modes/rpc-mode.js");
@@ -146,6 +150,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
       });
     } finally {
       await runtime.dispose();
+      stalled();
     }
   } finally {
     typeahead?.cancel();

@@ -90,6 +90,15 @@ export {
   userHome,
 } from "./home.js";
 export {
+  abortOnInterrupt,
+  INTERRUPTED,
+  type InterruptTwiceOptions,
+  type InterruptWatch,
+  interruptTwice,
+} from "./interrupts/interrupt-twice.js";
+export { type KeptWork, watchKeptWork } from "./interrupts/kept-work.js";
+export { exitWhenStalled } from "./interrupts/stalled-exit.js";
+export {
   type AcceptAnyModelOptions,
   acceptAnyModel,
   applyLimits,

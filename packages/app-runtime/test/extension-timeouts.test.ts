@@ -7,16 +7,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AppRuntimeOptions, createAppRuntime } from "../src/create-app-runtime.js";
-import {
-  DEFAULT_EXTENSION_TIMEOUTS,
-  extensionName,
-  extensionTimeoutsFor,
-  mergeExtensionTimeoutSettings,
-} from "../src/extensions/extension-timeouts.js";
 import type { ProviderFactories } from "../src/factories.js";
 import { createRpcServer } from "../src/protocol/rpc-server.js";
-import { loadSettings } from "../src/settings.js";
-import { temporaryDirectory, writeJson } from "./helpers.js";
+import { temporaryDirectory } from "./helpers.js";
 
 const providers: ProviderFactories = { scripted: () => import("../src/demo/index.js") };
 
@@ -216,55 +209,9 @@ describe("abort while extension code hangs", () => {
   ])("%s (%s): abort() ends the run at once, and rpc's abort answers", async (_what, on) => {
     for (const via of ["session", "rpc"] as const) {
       const { ms, failures } = await abortWhileHanging(hangs(on), via);
-      expect(ms).toBeLessThan(DEFAULT_EXTENSION_TIMEOUTS.hookMs);
+      // The default limits are seconds: the abort must not wait for them.
+      expect(ms).toBeLessThan(2000);
       expect(failures).toEqual([]);
     }
-  });
-});
-
-describe("extensionTimeouts settings", () => {
-  it("defaults, global values and perExtension by name, file name or path", () => {
-    expect(DEFAULT_EXTENSION_TIMEOUTS).toEqual({
-      loadMs: 10_000,
-      hookMs: 5_000,
-      summaryHookMs: 60_000,
-      eventMs: 5_000,
-    });
-    expect(extensionName("/x/guard.ts")).toBe("guard");
-    expect(extensionName("/x/my-ext/index.ts")).toBe("my-ext");
-    const settings = {
-      hookMs: 2000,
-      perExtension: { guard: { eventMs: 100 }, "guard.ts": { hookMs: 300 }, "/x/other.ts": { loadMs: 0 } },
-    };
-    expect(extensionTimeoutsFor(settings, "/x/guard.ts")).toEqual({
-      ...DEFAULT_EXTENSION_TIMEOUTS,
-      hookMs: 300,
-      eventMs: 100,
-    });
-    expect(extensionTimeoutsFor(settings, "/x/other.ts")).toEqual({
-      ...DEFAULT_EXTENSION_TIMEOUTS,
-      hookMs: 2000,
-      loadMs: 0,
-    });
-  });
-
-  it("settings.json: the project file wins key by key; a wrong value names the field", () => {
-    const home = temporaryDirectory();
-    const cwd = temporaryDirectory();
-    writeJson(join(home, "settings.json"), {
-      extensionTimeouts: { hookMs: 1000, eventMs: 2000, perExtension: { a: { hookMs: 5 } } },
-    });
-    writeJson(join(cwd, ".arbor", "settings.json"), {
-      extensionTimeouts: { eventMs: 3000, perExtension: { a: { loadMs: 6 }, b: { eventMs: 7 } } },
-    });
-    expect(loadSettings(home, cwd).settings.extensionTimeouts).toEqual({
-      hookMs: 1000,
-      eventMs: 3000,
-      perExtension: { a: { hookMs: 5, loadMs: 6 }, b: { eventMs: 7 } },
-    });
-    expect(mergeExtensionTimeoutSettings(undefined, { hookMs: 1 })).toEqual({ hookMs: 1 });
-    writeJson(join(cwd, ".arbor", "settings.json"), { extensionTimeouts: { hookMs: -1, hookMS: 5 } });
-    expect(() => loadSettings(home, cwd)).toThrow(/extensionTimeouts\.hookMS: unknown field/);
-    expect(() => loadSettings(home, cwd)).toThrow(/extensionTimeouts\.hookMs: expected integer >= 0/);
   });
 });

@@ -7,8 +7,11 @@
 import type { AssistantMessage } from "@arbor/ai-providers";
 import {
   type AppRuntime,
+  abortOnInterrupt,
   alreadyWarned,
   assistantText,
+  INTERRUPTED,
+  type InterruptWatch,
   JsonEventWriter,
   lastAssistantMessage,
   reportRunNotices,
@@ -40,39 +43,6 @@ async function extensionCommand(runtime: AppRuntime, prompt: string): Promise<nu
   return runtime.extensions.failures.length > failedBefore ? 1 : 0;
 }
 
-/** A Ctrl-C handler installed for one run. */
-export interface InterruptWatch {
-  /** Whether Ctrl-C was pressed during the run. */
-  readonly interrupted: boolean;
-  /** Removes the handler. */
-  restore(): void;
-}
-
-/** What a run that Ctrl-C stopped ends with (its message, and exit code 1). */
-export const INTERRUPTED = "interrupted (Ctrl-C)";
-
-/**
- * Aborts the whole run on Ctrl-C — the model call or the tool in flight, and every turn after it — and
- * remembers it, so that the run exits 1 whatever its last message was (a second Ctrl-C exits at once).
- */
-export function abortOnInterrupt(runtime: AppRuntime): InterruptWatch {
-  let interrupted = false;
-  const handler = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    runtime.session.abort(INTERRUPTED);
-  };
-  process.on("SIGINT", handler);
-  return {
-    get interrupted() {
-      return interrupted;
-    },
-    restore: () => {
-      process.off("SIGINT", handler);
-    },
-  };
-}
-
 /** What to say about unsaved work: its reason, or "see above" when a warning already said it. */
 export function unsavedLine(unsaved: string): string {
   return alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
@@ -100,7 +70,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   if (commandCode !== undefined) return commandCode;
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
-  const interrupt = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
@@ -144,7 +114,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
-  const interrupt = abortOnInterrupt(runtime);
+  const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);

@@ -1,8 +1,10 @@
 /**
  * The demo as a command (`pnpm demo`, `arbor demo`): flags → {@link startDemo} → the address printed,
- * then running until SIGINT or SIGTERM. A user mistake (an unknown flag, a taken port, an unknown
- * provider) is one line on stderr and exit code 2 or 1, never a stack trace.
+ * then running until SIGINT or SIGTERM (a second Ctrl-C while it closes exits at once, saying what was
+ * kept). A user mistake (an unknown flag, a taken port, an unknown provider) is one line on stderr and exit
+ * code 2 or 1, never a stack trace.
  */
+import { interruptTwice, watchKeptWork } from "@arbor/app-runtime";
 import { DEMO_USAGE, parseDemoArgs } from "./demo-args.js";
 import { type DemoOptions, startDemo } from "./start-demo.js";
 
@@ -31,12 +33,25 @@ export async function runDemo(options: DemoOptions, io: DemoCliIo, stop?: Promis
   );
   if (options.tour) io.stdout("  running the tour: open the address to watch it\n");
   io.stdout("  Ctrl-C stops it.\n");
-  await (stop ??
-    new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
-    }));
-  await demo.close();
+  let signalled!: () => void;
+  const signal = new Promise<void>((resolve) => {
+    signalled = resolve;
+  });
+  const kept = watchKeptWork(demo.runtime);
+  const interrupt = interruptTwice({
+    onFirst: () => signalled(),
+    kept: () => kept.describe(),
+    write: io.stderr,
+    name: "arbor demo",
+  });
+  process.once("SIGTERM", () => signalled());
+  try {
+    await (stop ?? signal);
+    await demo.close();
+  } finally {
+    interrupt.restore();
+    kept.stop();
+  }
   return 0;
 }
 

@@ -334,6 +334,7 @@ export class ExtensionHost {
       const outcome = await guardedCall(() => handler(event as never, this.context(path)), {
         timeoutMs: eventMs,
         signal,
+        label: `extension ${path}, ${event.type}`,
       });
       this.report(path, event.type, outcome, {
         consequence: "the run went on without it",
@@ -438,6 +439,7 @@ export class ExtensionHost {
           const outcome = await guardedCall(() => hook(event as never, context), {
             timeoutMs: limit.ms,
             signal: context.signal,
+            label: `extension ${path}, ${name}`,
           });
           this.report(path, name, outcome, { consequence: AS_NO_RESULT, setting: limit.setting });
           return outcome.kind === "returned" ? outcome.value : undefined;
