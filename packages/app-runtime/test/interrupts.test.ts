@@ -28,7 +28,8 @@ async function runtimeOf(persistent: boolean) {
 
 /** The handler a function just added for `event` (called directly: emitting the signal would reach vitest's). */
 function lastListener(event: "SIGINT" | "beforeExit"): () => void {
-  return process.listeners(event).at(-1) as () => void;
+  const listeners = event === "SIGINT" ? process.listeners("SIGINT") : process.listeners("beforeExit");
+  return listeners.at(-1) as () => void;
 }
 
 describe("what was kept", () => {
