@@ -89,9 +89,11 @@ export function watchUnsavedWork(
     const cause = messageOf(unsaved.error).replace(/[.\s]+$/, "");
     const stop = stopped ? " The run stopped before running anything more." : "";
     const where =
-      kept === undefined
-        ? ""
-        : ` What was not stored is kept in ${kept.location}${kept.howToApply === undefined ? "" : `; ${kept.howToApply}`}.`;
+      kept !== undefined
+        ? ` What was not stored is kept in ${kept.location}${kept.howToApply === undefined ? "" : `; ${kept.howToApply}`}.`
+        : stopped
+          ? " What was not stored is kept nowhere else: it is lost when this process ends."
+          : "";
     return `the session was not saved: ${cause}.${stop}${where}`;
   };
 }

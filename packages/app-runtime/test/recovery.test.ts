@@ -94,6 +94,24 @@ describe("recovery files", () => {
     }
   });
 
+  it("say so when neither the home nor the temporary directory can take them", async () => {
+    const home = temporaryDirectory();
+    writeFileSync(join(home, "recovery"), "not a directory");
+    const blocked = join(temporaryDirectory(), "a-file");
+    writeFileSync(blocked, "not a directory either");
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = blocked;
+    try {
+      const { unsaved } = await sessionWithUnsaved(new MemorySessionStore());
+      await expect(createRecoveryKeeper({ home, store: "s" }).keep(unsaved, undefined)).rejects.toThrow(
+        /^Cannot write a recovery file: .*recovery.*; .*a-file/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   it("apply where the failed save would have, skip what is stored, refuse or branch when the session moved on", async () => {
     const home = temporaryDirectory();
     const store = new MemorySessionStore();
