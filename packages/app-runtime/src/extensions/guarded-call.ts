@@ -49,6 +49,20 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/**
+ * Hands the Ctrl-C the watchdog consumed to the process: its `SIGINT` listeners (the front end's abort), or,
+ * without one, the default (the process ends, as Ctrl-C ends it).
+ */
+function raiseInterruptAgain(): void {
+  if (process.platform !== "win32") {
+    process.kill(process.pid, "SIGINT");
+    return;
+  }
+  // There `process.kill(pid, "SIGINT")` ends the process unconditionally.
+  if (process.listenerCount("SIGINT") > 0) setImmediate(() => process.emit("SIGINT", "SIGINT"));
+  else process.exit(130);
+}
+
 function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
 }
@@ -74,7 +88,7 @@ export function guardedSyncCall<T>(call: () => T, timeoutMs: number): GuardedOut
       return { kind: "timed_out", busy: true, timeoutMs };
     }
     if (code === "ERR_SCRIPT_EXECUTION_INTERRUPTED") {
-      process.kill(process.pid, "SIGINT");
+      raiseInterruptAgain();
       return { kind: "interrupted" };
     }
     return { kind: "threw", error };
