@@ -9,18 +9,16 @@
  */
 import type { AgentMessage, AgentTool } from "@arbor/agent-core";
 import type { Model, Provider } from "@arbor/ai-providers";
-import {
-  type AgentHarness,
-  type HarnessEvent,
-  type HarnessHookHandler,
-  type HarnessHookName,
-  type HarnessSession,
-  isHookName,
+import type {
+  AgentHarness,
+  HarnessEvent,
+  HarnessHookHandler,
+  HarnessHookName,
+  HarnessSession,
 } from "@arbor/harness";
 import type { CustomEntry } from "@arbor/session-store";
 import type {
   CustomProjector,
-  ExtensionApi,
   ExtensionCommand,
   ExtensionCommandInfo,
   ExtensionContext,
@@ -38,12 +36,8 @@ import {
   evaluateExtension,
   prepareExtensionImports,
 } from "./extension-loader.js";
-import {
-  type ExtensionTimeoutSettings,
-  type ExtensionTimeouts,
-  extensionTimeoutsFor,
-  hookTimeout,
-} from "./extension-timeouts.js";
+import { createExtensionApi, type ExtensionApiHost, emptyStaged } from "./extension-registration.js";
+import { type ExtensionTimeoutSettings, extensionTimeoutsFor, hookTimeout } from "./extension-timeouts.js";
 import { describeThrown, type FailureWording, guardFailure } from "./guard-failure.js";
 import { type GuardedOutcome, guardedCall, guardedSyncCall } from "./guarded-call.js";
 import { onSessionAbort } from "./session-aborts.js";
@@ -95,43 +89,6 @@ export interface ExtensionHostOptions {
   onUnhandledNotice?: (notice: ExtensionNotice) => void;
 }
 
-interface Staged {
-  hooks: { name: HarnessHookName; handler: HarnessHookHandler<HarnessHookName> }[];
-  events: { name: ExtensionEventName; handler: ExtensionEventHandler<ExtensionEventName> }[];
-  tools: AgentTool[];
-  commands: { name: string; command: ExtensionCommand }[];
-  providers: Provider[];
-  projectors: { customType: string; projector: CustomProjector }[];
-}
-
-const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9_:-]*$/;
-
-const AS_NO_RESULT = "counted as no result";
-
-/**
- * A provider under another name: its models re-labelled so that `"<name>/<id>"` resolves to it; its
- * `credentials` kept (the tools' environment leaves out their key variable).
- */
-function renamed(name: string, provider: Provider): Provider {
-  if (provider.id === name) return provider;
-  const relabel = (model: Model): Model => ({ ...model, provider: name });
-  const resolveModel = provider.resolveModel?.bind(provider);
-  return {
-    id: name,
-    models: provider.models.map(relabel),
-    stream: (model, context, options) => provider.stream(model, context, options),
-    ...(provider.credentials === undefined ? {} : { credentials: provider.credentials }),
-    ...(resolveModel === undefined
-      ? {}
-      : {
-          resolveModel: (modelId: string) => {
-            const model = resolveModel(modelId);
-            return model === undefined ? undefined : relabel(model);
-          },
-        }),
-  };
-}
-
 /** The extensions of one runtime. */
 export class ExtensionHost {
   /** The extensions that loaded, in load order. */
@@ -162,7 +119,28 @@ export class ExtensionHost {
   /** Fires when the followed session is aborted; renewed once its operation has settled. */
   private operationAbort = new AbortController();
 
-  private constructor(private readonly options: ExtensionHostOptions) {}
+  /** What the API objects of the extensions reach of the host. */
+  private readonly apiHost: ExtensionApiHost;
+
+  private constructor(private readonly options: ExtensionHostOptions) {
+    this.apiHost = {
+      cwd: options.cwd,
+      home: options.home,
+      toolTaken: (name) =>
+        (options.reservedToolNames ?? []).includes(name) || this.toolList.some((tool) => tool.name === name),
+      commandTaken: (name) => this.commands.has(name),
+      session: (action) => this.session(action),
+      loadModel: (reference) => {
+        if (this.binding === undefined)
+          throw new Error(
+            "setModel needs a session: call it from a hook, an event or a command, not while loading.",
+          );
+        return this.binding.loadModel(reference);
+      },
+      notify: (path, message, level) => this.notify(path, message, level),
+      report: (path, hook, outcome, wording) => this.report(path, hook, outcome, wording),
+    };
+  }
 
   /** A host with no extensions (`--no-extensions`). */
   static empty(options: ExtensionHostOptions): ExtensionHost {
@@ -425,101 +403,12 @@ export class ExtensionHost {
     };
   }
 
-  private api(path: string, staged: Staged, timeouts: ExtensionTimeouts): ExtensionApi {
-    const taken = (name: string) =>
-      (this.options.reservedToolNames ?? []).includes(name) ||
-      this.toolList.some((tool) => tool.name === name) ||
-      staged.tools.some((tool) => tool.name === name);
-    const on = (name: string, handler: unknown) => {
-      if (typeof handler !== "function") throw new Error(`on("${name}"): the handler must be a function.`);
-      if (isHookName(name)) {
-        const hook = handler as HarnessHookHandler<HarnessHookName>;
-        const limit = hookTimeout(timeouts, name);
-        const wrapped: HarnessHookHandler<HarnessHookName> = async (event, context) => {
-          const outcome = await guardedCall(() => hook(event as never, context), {
-            timeoutMs: limit.ms,
-            signal: context.signal,
-            label: `extension ${path}, ${name}`,
-          });
-          this.report(path, name, outcome, { consequence: AS_NO_RESULT, setting: limit.setting });
-          return outcome.kind === "returned" ? outcome.value : undefined;
-        };
-        staged.hooks.push({ name, handler: wrapped });
-        return;
-      }
-      staged.events.push({
-        name: name as ExtensionEventName,
-        handler: handler as ExtensionEventHandler<ExtensionEventName>,
-      });
-    };
-    return {
-      file: path,
-      cwd: this.options.cwd,
-      home: this.options.home,
-      on: on as ExtensionApi["on"],
-      registerTool: (tool) => {
-        if (
-          typeof tool?.name !== "string" ||
-          typeof tool.execute !== "function" ||
-          tool.parameters === undefined
-        ) {
-          throw new Error("registerTool: a tool needs a name, TypeBox parameters and execute().");
-        }
-        if (taken(tool.name)) throw new Error(`registerTool: a tool named "${tool.name}" exists already.`);
-        if (tool.name.startsWith("mcp__")) {
-          throw new Error(
-            `registerTool: "${tool.name}": names starting with mcp__ are the MCP servers' tools.`,
-          );
-        }
-        staged.tools.push(tool);
-      },
-      registerCommand: (name, command) => {
-        if (!COMMAND_NAME.test(name))
-          throw new Error(`registerCommand: "${name}" is not a command name (letters, digits, -, _, :).`);
-        if (typeof command?.run !== "function")
-          throw new Error(`registerCommand("${name}"): run() is missing.`);
-        if (this.commands.has(name) || staged.commands.some((item) => item.name === name)) {
-          throw new Error(`registerCommand: /${name} is registered already.`);
-        }
-        staged.commands.push({ name, command });
-      },
-      registerProvider: (name, provider) => {
-        if (typeof provider?.stream !== "function" || !Array.isArray(provider.models)) {
-          throw new Error(`registerProvider("${name}"): a Provider needs models and stream().`);
-        }
-        staged.providers.push(renamed(name, provider));
-      },
-      projectCustom: (customType, projector) => {
-        if (typeof projector !== "function")
-          throw new Error(`projectCustom("${customType}"): the projector must be a function.`);
-        staged.projectors.push({ customType, projector });
-      },
-      appendCustom: (customType, data) => this.session("appendCustom").appendCustom(customType, data),
-      appendCustomMessage: (input) => this.session("appendCustomMessage").appendCustomMessage(input),
-      setLabel: (entryId, label) => this.session("setLabel").label(entryId, label),
-      setModel: async (model) => {
-        const session = this.session("setModel");
-        const resolved = typeof model === "string" ? await this.binding!.loadModel(model) : model;
-        await session.setModel(resolved);
-      },
-      sendUserMessage: async (text, options = {}) => {
-        const session = this.session("sendUserMessage");
-        const deliverAs = options.deliverAs ?? (session.isBusy ? "steer" : undefined);
-        if (deliverAs === "steer") session.steer(text);
-        else if (deliverAs === "followUp") session.followUp(text);
-        else if (deliverAs === "nextTurn") session.nextTurn(text);
-        else await session.prompt(text);
-      },
-      ui: { notify: (message, level) => this.notify(path, message, level) },
-    };
-  }
-
   /**
    * Imports the file and runs its default export, together within `loadMs` (a loop that never yields is
    * stopped too); a failure of either skips the extension.
    */
   private async loadOne(source: ExtensionSource): Promise<void> {
-    const staged: Staged = { hooks: [], events: [], tools: [], commands: [], providers: [], projectors: [] };
+    const staged = emptyStaged();
     const path = source.path;
     const timeouts = extensionTimeoutsFor(this.options.timeouts, path);
     const wording = { consequence: "the extension is skipped", setting: "loadMs" };
@@ -541,7 +430,8 @@ export class ExtensionHost {
       return;
     }
     const left = timeouts.loadMs === 0 ? 0 : Math.max(1, timeouts.loadMs - (Date.now() - started));
-    const ran = await guardedCall(() => imported.value(this.api(path, staged, timeouts)), {
+    const api = createExtensionApi(this.apiHost, path, staged, timeouts);
+    const ran = await guardedCall(() => imported.value(api), {
       timeoutMs: left,
       label,
     });
