@@ -37,8 +37,8 @@ export interface GuardOptions {
   label?: string;
 }
 
-const sandbox = createContext({ call: undefined as unknown });
-const invoke = new Script("call()", { filename: "arbor-guarded-call" });
+/** The context and script every guarded call runs in (made with the first call). */
+let runner: { sandbox: { call: unknown }; invoke: Script } | undefined;
 const pending = new Set<{ label: string }>();
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -75,8 +75,13 @@ function codeOf(error: unknown): unknown {
  */
 export function guardedSyncCall<T>(call: () => T, timeoutMs: number): GuardedOutcome<T> {
   const started = Date.now();
+  runner ??= {
+    sandbox: createContext({ call: undefined }) as { call: unknown },
+    invoke: new Script("call()", { filename: "arbor-guarded-call" }),
+  };
+  const { sandbox, invoke } = runner;
   try {
-    (sandbox as { call: unknown }).call = call;
+    sandbox.call = call;
     const value = invoke.runInContext(sandbox, {
       breakOnSigint: true,
       ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
@@ -93,7 +98,7 @@ export function guardedSyncCall<T>(call: () => T, timeoutMs: number): GuardedOut
     }
     return { kind: "threw", error };
   } finally {
-    (sandbox as { call: unknown }).call = undefined;
+    sandbox.call = undefined;
   }
 }
 
