@@ -1,4 +1,5 @@
 import { ArborError } from "@arbor/ai-providers";
+import { SessionStoreUnavailableError } from "@arbor/session-store";
 
 /**
  * How long a save point the store refused is tried again (docs/reference/harness.md, "Failed saves"). The
@@ -72,17 +73,27 @@ export function saveRetryDelay(
 const ANOTHER_WRITER = new Set(["session_conflict", "session_exists", "session_locked"]);
 
 /**
+ * Store failures that waiting cannot cure either, because the user must act: a store that cannot be
+ * written (`read_only`) or is not usable at all (`unusable`: not a database, a schema too new) —
+ * `SessionStoreUnavailableError`'s reasons. A locked database, a full disk or a server that went away
+ * may come back, and are retried.
+ */
+const NEEDS_THE_USER: ReadonlySet<string> = new Set(["read_only", "unusable"]);
+
+/**
  * Whether a save the store refused is worth another attempt: everything but the refusals of
- * {@link ANOTHER_WRITER} (a server that is down, a locked database, a full disk, a file that cannot be
- * written may all come back).
+ * {@link ANOTHER_WRITER} and the store failures of {@link NEEDS_THE_USER} (a server that is down, a locked
+ * database, a full disk may all come back).
  *
- * Contract: pure; decides by the error's `code` (`ArborError`), so it holds across duplicate installs.
+ * Contract: pure; decides by the error's `code` and `reason` (`ArborError`,
+ * `SessionStoreUnavailableError.isInstance`), so it holds across duplicate installs.
  */
 export function isRetryableSaveError(error: unknown): boolean {
-  return !(ArborError.isInstance(error) && ANOTHER_WRITER.has(error.code));
+  if (ArborError.isInstance(error) && ANOTHER_WRITER.has(error.code)) return false;
+  return !(SessionStoreUnavailableError.isInstance(error) && NEEDS_THE_USER.has(error.reason));
 }
 
-/** True for a refusal because another writer appended or holds the session ({@link isRetryableSaveError}). */
+/** True for a refusal because another writer appended or holds the session. */
 export function isAnotherWriter(error: unknown): boolean {
-  return !isRetryableSaveError(error);
+  return ArborError.isInstance(error) && ANOTHER_WRITER.has(error.code);
 }
