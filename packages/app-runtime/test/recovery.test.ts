@@ -153,6 +153,24 @@ describe("recovery files", () => {
     ]);
   });
 
+  it("are applied as a writer: refused, naming the holder, while another writer holds the session", async () => {
+    const home = temporaryDirectory();
+    const store = new JsonlSessionStore({ home });
+    const { unsaved } = await sessionWithUnsaved(store);
+    const keeper = createRecoveryKeeper({ home, store: "jsonl" });
+    const kept = await keeper.keep(unsaved, undefined);
+    const holder = await store.acquireWriterLease(unsaved.sessionId);
+    await expect(recoverSessions(store, { home, cwd: home, reference: unsaved.sessionId })).rejects.toThrow(
+      /open for writing by pid/,
+    );
+    expect(listRecoveryFiles(home, unsaved.sessionId).map((found) => found.path)).toEqual([kept.location]);
+    await holder.release();
+    const lines = await recoverSessions(store, { home, cwd: home, reference: unsaved.sessionId });
+    expect(lines.join("\n")).toMatch(/2 entries/);
+    expect(listRecoveryFiles(home, unsaved.sessionId)).toEqual([]);
+    await store.close();
+  });
+
   it("create the session when its store never held it", async () => {
     const home = temporaryDirectory();
     const store = new MemorySessionStore();

@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { SessionStore } from "@arbor/session-store";
+import type { SessionStore, SessionWriterLease } from "@arbor/session-store";
 import { ArborUserError } from "../errors.js";
 import { applyRecoveryFile, recoveryOutcomeLines } from "./apply-recovery.js";
 import {
@@ -57,6 +57,22 @@ export function recoverySessionsNamed(home: string, reference: string): string[]
   return matching;
 }
 
+/**
+ * The writer lease of a session, when the store has leases and holds the session (a session whose first
+ * save failed is created by the recovery, with nothing to lease yet).
+ */
+async function leaseIfStored(
+  store: SessionStore,
+  sessionId: string,
+): Promise<SessionWriterLease | undefined> {
+  try {
+    return await store.acquireWriterLease?.(sessionId);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "session_not_found") return undefined;
+    throw error;
+  }
+}
+
 /** The files a reference names: one file path, or every file of the session it names (oldest first). */
 function filesNamed(options: RecoverOptions, reference: string): RecoveryFile[] {
   const path = resolve(options.cwd, reference);
@@ -102,11 +118,18 @@ export async function recoverSessions(store: SessionStore, options: RecoverOptio
       );
       continue;
     }
-    const outcome = await applyRecoveryFile(
-      store,
-      file,
-      options.storeDescription === undefined ? {} : { storeDescription: options.storeDescription },
-    );
+    // Applied as a writer: refused, naming the holder, while another process writes the session.
+    const lease = await leaseIfStored(store, file.header.sessionId);
+    let outcome: Awaited<ReturnType<typeof applyRecoveryFile>>;
+    try {
+      outcome = await applyRecoveryFile(
+        store,
+        file,
+        options.storeDescription === undefined ? {} : { storeDescription: options.storeDescription },
+      );
+    } finally {
+      await lease?.release().catch(() => {});
+    }
     lines.push(...recoveryOutcomeLines(file, outcome));
     removeRecoveryFile(file.path);
   }
