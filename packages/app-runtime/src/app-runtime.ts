@@ -3,7 +3,7 @@
  * the harness, the current session, the providers, the store — built by `createAppRuntime()`.
  */
 import type { Model, ProviderRegistry } from "@arbor/ai-providers";
-import type { AgentHarness, HarnessSession } from "@arbor/harness";
+import type { AgentHarness, BashExecutionInput, HarnessSession } from "@arbor/harness";
 import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
 import type { ExtensionHost } from "./extensions/extension-host.js";
@@ -63,6 +63,15 @@ export interface AppRuntime {
   readonly extensions: ExtensionHost;
   /** The MCP servers of `settings.json` (`status()` lists them); `undefined` when none is configured. */
   readonly mcp: McpManager | undefined;
+  /**
+   * Runs a command the user typed (`!command`) in the cwd with the coding tools' bash tool and the same
+   * environment as the model's commands: the API keys' variables removed (unless `shareKeysWithTools`), so
+   * the session, which records the output, never holds a key. The result goes to
+   * `session.appendBashExecution()`.
+   *
+   * Contract: never rejects (see `runUserShellCommand`).
+   */
+  runShellCommand(command: string, signal?: AbortSignal): Promise<BashExecutionInput>;
   /**
    * Starts a new session in the cwd and makes it current; the store holds it from its first entry on (a
    * session left without one leaves nothing behind).

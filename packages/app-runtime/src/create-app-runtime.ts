@@ -16,11 +16,18 @@ import {
   type ThinkingLevel,
 } from "@arbor/ai-providers";
 import type { CompactionSettings } from "@arbor/compaction";
-import { type AgentHarness, createHarness, type HarnessOptions, type HarnessSession } from "@arbor/harness";
+import {
+  type AgentHarness,
+  type BashExecutionInput,
+  createHarness,
+  type HarnessOptions,
+  type HarnessSession,
+} from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import type { McpManager } from "@arbor/mcp";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
+import { runUserShellCommand } from "./commands/shell-command.js";
 import { ArborUserError } from "./errors.js";
 import type { ExtensionHost } from "./extensions/extension-host.js";
 import type { ExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
@@ -120,6 +127,8 @@ interface RuntimeWiring {
   mcp: McpManager | undefined;
   /** Notes for the user (the runtime's `onWarning`). */
   warn: (message: string) => void;
+  /** The environment option of every bash command (the model's and the user's). */
+  toolEnvironment: Record<string, undefined>;
 }
 
 type RuntimeFields = Pick<
@@ -168,6 +177,10 @@ class Runtime implements AppRuntime {
 
   get session(): HarnessSession {
     return this.current;
+  }
+
+  runShellCommand(command: string, signal?: AbortSignal): Promise<BashExecutionInput> {
+    return runUserShellCommand(this.cwd, command, signal, this.wiring.toolEnvironment);
   }
 
   get sessionFile(): string | undefined {
@@ -288,14 +301,13 @@ class Runtime implements AppRuntime {
 async function codingTools(
   cwd: string,
   tools: AppRuntimeOptions["tools"],
-  hiddenVariables: () => readonly string[],
+  env: Record<string, undefined>,
 ): Promise<AgentTool[]> {
   if (tools === false) return [];
   const { createCodingTools, CODING_TOOL_NAMES } = await import("@arbor/coding-tools");
   const wanted =
     tools === undefined ? CODING_TOOL_NAMES : CODING_TOOL_NAMES.filter((name) => tools.includes(name));
-  const bash = { env: withoutVariables(hiddenVariables) };
-  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted, bash });
+  return wanted.length === 0 ? [] : createCodingTools({ cwd, tools: wanted, bash: { env } });
 }
 
 /** The provider setup when an extension's provider was chosen: other providers load on demand. */
@@ -408,13 +420,15 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       version,
       warn,
     });
+    // One list of key variables, read at each command (the model's and the user's `!command`): built-in,
+    // models.json, the extensions' providers (also one the registry ignored) and every provider the
+    // registry holds by then.
+    const hidden = () =>
+      keyVariableNames(customProviders, [...registry.providers, ...extensions.providers.values()]);
+    const toolEnvironment = withoutVariables(shareKeys ? () => [] : hidden);
     let builtIn: AgentTool[];
     try {
-      // One list of key variables, read at each command: built-in, models.json, the extensions' providers
-      // (also one the registry ignored) and every provider the registry holds by then.
-      const hidden = () =>
-        keyVariableNames(customProviders, [...registry.providers, ...extensions.providers.values()]);
-      builtIn = await codingTools(options.cwd, tools, shareKeys ? () => [] : hidden);
+      builtIn = await codingTools(options.cwd, tools, toolEnvironment);
     } finally {
       mcp = await starting;
     }
@@ -494,6 +508,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         extensions,
         mcp,
         warn,
+        toolEnvironment,
       },
       options.stores,
     );

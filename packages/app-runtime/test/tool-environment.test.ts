@@ -65,13 +65,16 @@ async function bashOutput(
       .getBranch()
       .flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry] : []));
     expect(result).toHaveLength(1);
-    return JSON.stringify(result[0]);
+    // The user's own `!env` runs in the same environment (the session records its output too).
+    const typed = await runtime.runShellCommand("env");
+    expect(typed.output).toContain("ARBOR_TEST_VISIBLE=visible-value");
+    return `${JSON.stringify(result[0])}\n${typed.output}`;
   } finally {
     await runtime.dispose();
   }
 }
 
-describe("the tools' environment", () => {
+describe("the tools' environment (the model's commands and the user's `!command`)", () => {
   it("leaves out the providers' key variables and every apiKeyEnv of models.json", async () => {
     const output = await bashOutput({});
     expect(output).toContain("ARBOR_TEST_VISIBLE=visible-value");

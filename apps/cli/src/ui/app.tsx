@@ -6,7 +6,7 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
-import { type AppRuntime, createFileMentions, runUserShellCommand } from "@arbor/app-runtime";
+import { type AppRuntime, createFileMentions } from "@arbor/app-runtime";
 import {
   commandMenu,
   contentText,
@@ -109,7 +109,7 @@ export function App(props: AppProps): ReactNode {
           },
         },
         {
-          shell: (command, signal) => runUserShellCommand(runtime.cwd, command, signal),
+          shell: (command, signal) => runtime.runShellCommand(command, signal),
           mentions: createFileMentions(runtime.cwd),
         },
       ),

@@ -13,7 +13,9 @@ function outputOf(text: string): string {
 }
 
 /**
- * Runs `command` in `cwd` and resolves to what it printed and how it ended.
+ * Runs `command` in `cwd` and resolves to what it printed and how it ended. `env` is the bash tool's
+ * environment option: a front end passes the runtime's (`AppRuntime.runShellCommand` does), so the user's
+ * own commands, which the session records and the model may see, never print the API keys either.
  *
  * Contract: never rejects: a command stopped through `signal` resolves with `cancelled: true`, one that
  * cannot start with its reason as output and exit code 127.
@@ -22,8 +24,9 @@ export async function runUserShellCommand(
   cwd: string,
   command: string,
   signal: AbortSignal = new AbortController().signal,
+  env?: Record<string, string | undefined>,
 ): Promise<BashExecutionInput> {
-  const tool = createBashTool(cwd);
+  const tool = createBashTool(cwd, env === undefined ? {} : { env });
   try {
     const result = await tool.execute({ command }, { toolCallId: "user-shell", signal, onUpdate: () => {} });
     const text = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
