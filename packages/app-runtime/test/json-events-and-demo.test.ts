@@ -39,6 +39,28 @@ describe("JsonEventWriter", () => {
     }
   });
 
+  it("records a refused save with its retries, what was kept and why the run stopped", () => {
+    const lines: Record<string, unknown>[] = [];
+    const writer = new JsonEventWriter((line) => lines.push(JSON.parse(line) as Record<string, unknown>), {
+      coalesceMs: 0,
+    });
+    const error = new Error("EIO: i/o error, write");
+    const kept = { location: "/home/u/.arbor/recovery/s1/t.jsonl" };
+    writer.handle({ type: "save_retry", attempt: 1, delayMs: 250, timeoutMs: 30_000, error });
+    writer.handle({ type: "save_error", error, attempts: 9, entryCount: 2, kept });
+    writer.handle({ type: "run_stopped", reason: "save_failed", message: "the session was not saved", kept });
+    expect(lines).toEqual([
+      { type: "save_retry", attempt: 1, delayMs: 250, timeoutMs: 30_000, error: "EIO: i/o error, write" },
+      { type: "save_error", error: "EIO: i/o error, write", attempts: 9, entryCount: 2, kept: kept.location },
+      {
+        type: "run_stopped",
+        reason: "save_failed",
+        message: "the session was not saved",
+        kept: kept.location,
+      },
+    ]);
+  });
+
   it("sends only what a tool's output added, or the whole text when it was cut", () => {
     const lines: Record<string, unknown>[] = [];
     const writer = new JsonEventWriter((line) => lines.push(JSON.parse(line) as Record<string, unknown>), {

@@ -141,8 +141,23 @@ export class SessionEventView {
       case "hook_error":
         view.notice("warning", `hook ${event.hook} failed: ${errorText(event.error)}`);
         return false;
-      case "save_error":
-        view.notice("warning", `could not save the session (it will be retried): ${errorText(event.error)}`);
+      case "save_retry":
+        // Said once per series: the retries themselves show in the phase.
+        if (event.attempt === 1) {
+          view.notice(
+            "warning",
+            `the store refused the save (${singleLine(errorText(event.error))}); retrying for up to ${Number((event.timeoutMs / 1000).toFixed(1))} s`,
+          );
+        }
+        return false;
+      case "save_error": {
+        const attempts =
+          event.attempts === undefined || event.attempts < 2 ? "" : ` after ${event.attempts} attempts`;
+        view.notice("error", `could not save the session${attempts}: ${singleLine(errorText(event.error))}`);
+        return false;
+      }
+      case "run_stopped":
+        view.notice("error", event.message);
         return false;
       case "settled":
         view.updateLive({ streaming: undefined, tools: [], retryLabel: undefined });

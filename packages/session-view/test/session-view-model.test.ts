@@ -195,6 +195,39 @@ describe("SessionViewModel", () => {
     replayed.detach();
   });
 
+  test("a save the store refuses: said once while it is retried, then the error and why the run stopped", async () => {
+    class FailingStore extends MemorySessionStore {
+      failing = false;
+      override async appendEntries(...args: Parameters<MemorySessionStore["appendEntries"]>) {
+        if (this.failing) throw new Error("EIO: i/o error, write");
+        return super.appendEntries(...args);
+      }
+    }
+    const store = new FailingStore();
+    const provider = createScriptedProvider([script.text("first"), script.text("second")]);
+    const harness = createHarness({
+      streamFn: provider.stream,
+      model: provider.model,
+      store,
+      cwd: "/tmp",
+      settings: { saveRetry: { timeoutMs: 40, initialDelayMs: 10, maxDelayMs: 10 } },
+      onError: () => undefined,
+    });
+    const session = await harness.newSession();
+    cleanups.push(() => session.close().catch(() => undefined));
+    await session.prompt("one");
+    const view = new SessionViewModel({ streamFrameMs: 0 });
+    view.attach(session);
+    store.failing = true;
+    await session.prompt("two");
+    const notices = view.transcript.items.flatMap((item) => (item.kind === "notice" ? [item] : []));
+    expect(notices.filter((notice) => notice.text.startsWith("the store refused the save"))).toHaveLength(1);
+    expect(
+      notices.some((notice) => notice.level === "error" && /could not save the session/.test(notice.text)),
+    ).toBe(true);
+    view.detach();
+  });
+
   test("hands the transcript out in bounded generations, rolling over only once everything was printed", () => {
     const view = new SessionViewModel();
     for (let index = 0; index < GENERATION_SIZE + 10; index++) view.notice("info", `notice ${index}`);

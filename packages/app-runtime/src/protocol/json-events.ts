@@ -204,8 +204,31 @@ export class JsonEventWriter {
       case "hook_error":
         this.record({ type: "hook_error", hook: event.hook, error: errorText(event.error) });
         return;
+      case "save_retry":
+        this.record({
+          type: "save_retry",
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          timeoutMs: event.timeoutMs,
+          error: errorText(event.error),
+        });
+        return;
       case "save_error":
-        this.record({ type: "save_error", error: errorText(event.error) });
+        this.record({
+          type: "save_error",
+          error: errorText(event.error),
+          ...(event.attempts === undefined ? {} : { attempts: event.attempts }),
+          ...(event.entryCount === undefined ? {} : { entryCount: event.entryCount }),
+          ...(event.kept === undefined ? {} : { kept: event.kept.location }),
+        });
+        return;
+      case "run_stopped":
+        this.record({
+          type: "run_stopped",
+          reason: event.reason,
+          message: event.message,
+          ...(event.kept === undefined ? {} : { kept: event.kept.location }),
+        });
         return;
       case "settled":
         this.record({ type: "settled", operation: event.operation });
