@@ -74,6 +74,7 @@ export class HarnessSession {
   private readonly nextTurnQueue: AgentMessage[] = [];
   private readonly startWarnings: readonly string[];
   private operation: Operation | undefined;
+  private readonly abortListeners = new Set<(reason: unknown) => void>();
   private phaseValue: HarnessPhase = "idle";
   private closed = false;
   private baseSystemPrompt: string;
@@ -348,8 +349,32 @@ export class HarnessSession {
    * Contract: allowed in every phase, also after `close()`; a no-op when idle; never throws.
    */
   abort(reason?: unknown): void {
+    const busy = this.isBusy;
     this.operation?.controller.abort(reason);
     this.agent.abort(reason);
+    if (!busy) return;
+    for (const listener of [...this.abortListeners]) {
+      try {
+        listener(reason);
+      } catch {
+        // abort() never throws.
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` synchronously each time {@link abort} is called while the session is busy, after the
+   * operation was aborted — for code that waits on something the operation's signal does not reach (an
+   * extension's event handler that never settles). Events cannot tell it: the next event comes only once
+   * the run has moved on.
+   *
+   * Contract: returns the function that removes the listener; a throwing listener is ignored.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void {
+    this.abortListeners.add(listener);
+    return () => {
+      this.abortListeners.delete(listener);
+    };
   }
 
   /**

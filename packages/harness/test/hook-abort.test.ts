@@ -46,3 +46,41 @@ describe("a hook that never settles", () => {
     },
   );
 });
+
+describe("onAbort", () => {
+  let fixture: StoreFixture;
+  beforeEach(async () => {
+    fixture = await createStoreFixture("memory");
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it("tells its listeners of an abort of a busy session, at once; an idle session's abort tells nobody", async () => {
+    let entered = false;
+    const { harness } = createTestHarness(fixture, {
+      steps: [script.text("done")],
+      harness: {
+        hooks: {
+          before_agent_start: () => {
+            entered = true;
+            return never();
+          },
+        },
+      },
+    });
+    const session = await harness.newSession({ cwd: fixture.cwd });
+    const reasons: unknown[] = [];
+    const stop = session.onAbort((reason) => {
+      reasons.push(reason);
+      throw new Error("a listener's failure is ignored");
+    });
+    session.abort("idle");
+    expect(reasons).toEqual([]);
+    const run = session.prompt("go");
+    await expect.poll(() => entered).toBe(true);
+    session.abort("stop");
+    expect(reasons).toEqual(["stop"]);
+    await run;
+    stop();
+    await harness.close();
+  });
+});

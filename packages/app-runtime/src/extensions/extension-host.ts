@@ -40,7 +40,6 @@ import { createExtensionApi, type ExtensionApiHost, emptyStaged } from "./extens
 import { type ExtensionTimeoutSettings, extensionTimeoutsFor, hookTimeout } from "./extension-timeouts.js";
 import { describeThrown, type FailureWording, guardFailure } from "./guard-failure.js";
 import { type GuardedOutcome, guardedCall, guardedSyncCall } from "./guarded-call.js";
-import { onSessionAbort } from "./session-aborts.js";
 
 /** An extension that loaded, and what it registered. */
 export interface LoadedExtension {
@@ -288,7 +287,7 @@ export class ExtensionHost {
     this.operationAbort = new AbortController();
     if (this.events.size > 0) {
       const stopEvents = session.subscribe((event) => this.emit(event));
-      const stopAborts = onSessionAbort(session, () => this.operationAbort.abort());
+      const stopAborts = session.onAbort(() => this.operationAbort.abort());
       this.unsubscribe = () => {
         stopEvents();
         stopAborts();
