@@ -13,11 +13,12 @@ export const PROVIDER_FACTORIES: ProviderFactories = {
 
 /**
  * The store backends: the JSONL store (the default), one SQLite file (`sqlite:FILE`) and PostgreSQL
- * (`postgres://…`). The database stores need no lock for reading, so `readOnly` changes nothing there.
+ * (`postgres://…`). A SQLite file opened to read (`readOnly`) is never created or written.
  */
 export const STORE_FACTORIES: StoreFactories = {
   jsonl: () => import("@arbor/session-store-jsonl"),
-  sqlite: async ({ path }) => (await import("@arbor/session-store-sqlite")).openSqliteStore({ file: path }),
+  sqlite: async ({ path, readOnly }) =>
+    (await import("@arbor/session-store-sqlite")).openSqliteStore({ file: path, readOnly }),
   postgres: async ({ connectionString }) => {
     const { PostgresSessionStore } = await import("@arbor/session-store-postgres");
     const store = PostgresSessionStore.fromUrl(connectionString);

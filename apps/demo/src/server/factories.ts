@@ -15,7 +15,8 @@ export const DEMO_PROVIDERS: ProviderFactories = {
 /** The store backends (`--store jsonl:DIR`, `sqlite:FILE`, `postgres://…`). */
 export const DEMO_STORES: StoreFactories = {
   jsonl: () => import("@arbor/session-store-jsonl"),
-  sqlite: async ({ path }) => (await import("@arbor/session-store-sqlite")).openSqliteStore({ file: path }),
+  sqlite: async ({ path, readOnly }) =>
+    (await import("@arbor/session-store-sqlite")).openSqliteStore({ file: path, readOnly }),
   postgres: async ({ connectionString }) => {
     const { PostgresSessionStore } = await import("@arbor/session-store-postgres");
     const store = PostgresSessionStore.fromUrl(connectionString);
