@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SqliteSessionStore } from "@arbor/session-store-sqlite";
 import { describe, expect, it } from "vitest";
@@ -20,6 +21,15 @@ describe("store in settings.json", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("lists a sqlite:FILE store that does not exist without creating it", async () => {
+    const box = sandbox();
+    const file = join(box.home, "not-yet", "sessions.db");
+    const run = await runArbor(box, ["sessions", "list", "--store", `sqlite:${file}`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/No sessions/);
+    expect(existsSync(join(box.home, "not-yet"))).toBe(false);
   });
 
   it("rejects a store URL it does not know with one clear message", async () => {
