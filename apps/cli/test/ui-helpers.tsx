@@ -14,7 +14,7 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import { type AppRuntime, ExtensionHost } from "@arbor/app-runtime";
+import { type AppRuntime, ExtensionHost, runUserShellCommand } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -134,6 +134,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     persistent: options.persistent !== false,
     extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
     mcp: undefined,
+    runShellCommand: (command, signal) => runUserShellCommand(cwd, command, signal),
     provider,
     other,
     errors,
