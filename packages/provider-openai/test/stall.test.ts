@@ -36,7 +36,11 @@ async function stallingServer(): Promise<{ url: string; requests: () => number }
 describe("openai provider: the stream idle timeout", () => {
   it("abandons a silent server and a stalled stream, and retries", async () => {
     const { url, requests } = await stallingServer();
-    const provider = createOpenAIProvider({ baseURL: url, retry: FAST_RETRY, streamIdleTimeoutMs: 150 });
+    const provider = createOpenAIProvider({
+      baseURL: url,
+      retry: { ...FAST_RETRY, maxStallRetries: 2 },
+      streamIdleTimeoutMs: 150,
+    });
     const { result } = await drain(provider.stream(provider.unlistedModel("m"), ask("hi")));
     expect(result.stopReason).toBe("stop");
     expect(result.content).toEqual([{ type: "text", text: "Hello after the stall." }]);
