@@ -171,7 +171,13 @@ export {
   loadProvider,
   prepareProvider,
 } from "./providers.js";
-export { reportRunNotices, responseNotices, retryNotice } from "./run-notices.js";
+export {
+  type CompactionMeter,
+  compactionProgressNotice,
+  reportRunNotices,
+  responseNotices,
+  retryNotice,
+} from "./run-notices.js";
 export {
   copyBranch,
   outsideStoreError,

@@ -61,6 +61,35 @@ describe("JsonEventWriter", () => {
     ]);
   });
 
+  it("records a compaction's start and its end with the outcome in words", () => {
+    const lines: Record<string, unknown>[] = [];
+    const writer = new JsonEventWriter((line) => lines.push(JSON.parse(line) as Record<string, unknown>), {
+      coalesceMs: 0,
+    });
+    const message =
+      "Nothing to compact: the conversation fits in the recent part that compaction keeps verbatim (compaction.keepRecentTokens).";
+    writer.handle({ type: "compaction_start", reason: "threshold", tokensBefore: 5812 });
+    writer.handle({
+      type: "compaction_end",
+      reason: "threshold",
+      outcome: { kind: "nothing_to_compact", reason: "fits_in_kept_tail", tokensBefore: 5812, message },
+      tokensBefore: 5812,
+      tokensAfter: 5812,
+    });
+    expect(lines).toEqual([
+      { type: "compaction_start", reason: "threshold", tokensBefore: 5812 },
+      {
+        type: "compaction_end",
+        reason: "threshold",
+        outcome: "nothing_to_compact",
+        tokensBefore: 5812,
+        tokensAfter: 5812,
+        message,
+        why: "fits_in_kept_tail",
+      },
+    ]);
+  });
+
   it("sends only what a tool's output added, or the whole text when it was cut", () => {
     const lines: Record<string, unknown>[] = [];
     const writer = new JsonEventWriter((line) => lines.push(JSON.parse(line) as Record<string, unknown>), {

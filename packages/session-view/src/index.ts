@@ -46,6 +46,13 @@ export {
   suggestCommands,
 } from "./commands/slash-commands.js";
 export {
+  type CompactionNotice,
+  type CompactionOutcomeWords,
+  type ContextMeterReading,
+  compactionNotice,
+  type UnhelpfulCompaction,
+} from "./compaction-notice.js";
+export {
   type ContextBreakdown,
   type ContextBreakdownInput,
   type ContextCategory,

@@ -25,7 +25,10 @@ export const DEMO_COMMAND_SCHEMAS = {
   get_entry: command("get_entry", { entryId: EntryId }),
   /** A compaction's or branch summary's text, tokens, files and the entries it covers. */
   get_summary: command("get_summary", { entryId: EntryId }),
-  /** The context meter: tokens, window, threshold and what fills it. */
+  /**
+   * The context meter: tokens, window, threshold and what fills it; `notice` when the context is over the
+   * threshold and the last compaction freed nothing.
+   */
   get_context: command("get_context", {}),
   /** The transcript of the current path (for the chat). */
   get_transcript: command("get_transcript", {}),

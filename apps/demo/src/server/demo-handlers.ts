@@ -11,6 +11,7 @@ import { estimateContextTokens } from "@arbor/compaction";
 import { copySessions, diffBranches, type Session, SessionExistsError } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import {
+  compactionNotice,
   entryRefs,
   previewView,
   sessionContextBreakdown,
@@ -118,7 +119,9 @@ const HANDLERS: Handlers = {
     };
   },
   async get_context(_command, { hub }) {
-    return sessionContextBreakdown(hub.runtime.session);
+    const breakdown = sessionContextBreakdown(hub.runtime.session);
+    const notice = compactionNotice(hub.lastCompaction, { ...breakdown, tokens: breakdown.total });
+    return notice === undefined ? breakdown : { ...breakdown, notice };
   },
   async get_transcript(_command, { hub }) {
     const session = hub.runtime.session.session;

@@ -12,6 +12,7 @@ import {
   RPC_COMMAND_SCHEMAS,
 } from "@arbor/app-runtime";
 import type { HarnessSession } from "@arbor/harness";
+import type { CompactionOutcomeWords } from "@arbor/session-view";
 import { DEMO_COMMAND_SCHEMAS, isDemoCommandType, parseDemoCommand } from "./demo-commands.js";
 import { runDemoCommand } from "./demo-handlers.js";
 import { EventLog } from "./event-log.js";
@@ -34,6 +35,7 @@ export class DemoHub {
   readonly log = new EventLog();
   private detach: (() => void) | undefined;
   private writer: JsonEventWriter | undefined;
+  private compaction: CompactionOutcomeWords | undefined;
   private readonly stopWatching: () => void;
   /** Work that outlives its command (a prompt's run). */
   private readonly running = new Set<Promise<unknown>>();
@@ -65,8 +67,17 @@ export class DemoHub {
       this.options.coalesceMs === undefined ? {} : { coalesceMs: this.options.coalesceMs },
     );
     this.writer = writer;
-    this.detach = session.subscribe((event) => writer.handle(event));
+    this.compaction = undefined;
+    this.detach = session.subscribe((event) => {
+      if (event.type === "compaction_end") this.compaction = event.outcome;
+      writer.handle(event);
+    });
     this.log.append({ type: "session", sessionId });
+  }
+
+  /** The outcome of the current session's last compaction since the hub followed it, if any. */
+  get lastCompaction(): CompactionOutcomeWords | undefined {
+    return this.compaction;
   }
 
   /** Waits for the runs started by commands (a test or a tour waits for them). */

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
-  type ContextBreakdown,
+  type ContextAnswer,
   command,
   connectEvents,
   type GraphAnswer,
@@ -45,7 +45,7 @@ export function App() {
   const [notices, setNotices] = useState<ExtensionNoticeView[]>([]);
   const [graph, setGraph] = useState<GraphAnswer | undefined>();
   const [transcript, setTranscript] = useState<TranscriptAnswer | undefined>();
-  const [breakdown, setBreakdown] = useState<ContextBreakdown | undefined>();
+  const [breakdown, setBreakdown] = useState<ContextAnswer | undefined>();
   const [live, setLive] = useState<LiveState>(IDLE);
   const [busy, setBusy] = useState(false);
   const [selection, setSelection] = useState<string[]>([]);
@@ -63,7 +63,7 @@ export function App() {
       const [nextGraph, nextTranscript, nextBreakdown, state] = await Promise.all([
         command<GraphAnswer>({ type: "get_graph", expanded: [...expanded.current] }),
         command<TranscriptAnswer>({ type: "get_transcript" }),
-        command<ContextBreakdown>({ type: "get_context" }),
+        command<ContextAnswer>({ type: "get_context" }),
         command<{ isBusy: boolean; sessionId: string }>({ type: "get_state" }),
       ]);
       sessionId.current = nextGraph.sessionId;

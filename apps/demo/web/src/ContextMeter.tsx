@@ -1,8 +1,9 @@
 /**
  * The context meter: tokens against the window, the compaction threshold marked, and what fills the
- * context by category (the same figures as the CLI's `/context`).
+ * context by category (the same figures as the CLI's `/context`); a warning under the bar when the context
+ * is over the threshold and the last compaction freed nothing (the server's `notice`).
  */
-import type { ContextBreakdown } from "./api.js";
+import type { ContextAnswer } from "./api.js";
 
 const COLORS: Record<string, string> = {
   systemPrompt: "cat-system",
@@ -19,7 +20,7 @@ function count(value: number): string {
 
 /** The meter; `onSummary` opens a compaction summary's details. */
 export function ContextMeter(props: {
-  breakdown: ContextBreakdown | undefined;
+  breakdown: ContextAnswer | undefined;
   onSummary: (entryId: string) => void;
 }) {
   const breakdown = props.breakdown;
@@ -50,6 +51,16 @@ export function ContextMeter(props: {
           title="compaction threshold"
         />
       </div>
+      {breakdown.notice !== undefined && (
+        <p
+          className={`meter-notice notice-${breakdown.notice.level}`}
+          role="status"
+          data-testid="compaction-notice"
+          data-outcome={breakdown.notice.outcome}
+        >
+          {breakdown.notice.text}
+        </p>
+      )}
       <ul className="meter-legend">
         {breakdown.categories.map((category) => (
           <li key={`${category.kind}:${category.entryId ?? ""}`}>

@@ -3,9 +3,15 @@
  * `POST /api/command`, and `connectEvents()` for the server-sent events (EventSource reconnects by
  * itself and sends `Last-Event-ID`, so the server resends what was missed).
  */
-import type { ContextBreakdown, EntryView, GraphNode } from "@arbor/session-view";
+import type { CompactionNotice, ContextBreakdown, EntryView, GraphNode } from "@arbor/session-view";
 
-export type { ContextBreakdown, EntryView, GraphNode };
+export type { CompactionNotice, ContextBreakdown, EntryView, GraphNode };
+
+/**
+ * `get_context`'s answer: the meter's breakdown, and `notice` when the context is over the compaction
+ * threshold and the last compaction freed nothing.
+ */
+export type ContextAnswer = ContextBreakdown & { notice?: CompactionNotice };
 
 /** The token of this run, from `?token=` of the page's address. */
 export const TOKEN = new URLSearchParams(window.location.search).get("token") ?? "";

@@ -161,6 +161,7 @@ export class JsonEventWriter {
           outcome: outcome.kind,
           tokensBefore: event.tokensBefore,
           tokensAfter: event.tokensAfter,
+          message: outcome.message,
           ...(outcome.kind === "compacted"
             ? {
                 entryId: outcome.entryId,
