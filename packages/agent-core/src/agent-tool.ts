@@ -65,6 +65,12 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
    */
   executionMode?: ToolExecutionMode;
   /**
+   * Most tokens of this tool's result the model sees; absent: the session's tool-output budget. A host
+   * that budgets tool output (the harness does) cuts a longer result to its head and tail with a note and
+   * keeps the whole output elsewhere; agent-core itself does not read it. A positive whole number.
+   */
+  maxOutputTokens?: number;
+  /**
    * Migrates raw arguments before validation (e.g. a renamed property in old sessions).
    *
    * Contract: returns the arguments to validate; may be async. A throw becomes an error tool result

@@ -41,6 +41,7 @@ import {
 import type { HarnessSessionState, PromptOptions } from "./session-types.js";
 import { type SessionUsage, sessionUsage } from "./session-usage.js";
 import type { SessionWriter } from "./session-writer.js";
+import { toolOutputChars } from "./tool-output-budget.js";
 
 /** The open sessions of a harness, by id: a session adds itself when started and removes itself when closed. */
 export type OpenSessions = Map<string, HarnessSession>;
@@ -129,8 +130,13 @@ export class HarnessSession {
     origin: "new" | "open",
     openSessions: OpenSessions,
   ): Promise<HarnessSession> {
-    const start = await restoreSessionState(runtime, session, origin);
+    let created: HarnessSession | undefined;
+    // A page of recall fits the session's tool-output budget (asked at each call, for the model then in use).
+    const recallMaxBytes = () =>
+      created === undefined ? undefined : toolOutputChars(created.context.budget().toolOutputTokens);
+    const start = await restoreSessionState(runtime, session, origin, recallMaxBytes);
     const harness = new HarnessSession(runtime, session, start.resources, start, openSessions);
+    created = harness;
     openSessions.set(harness.id, harness);
     return harness;
   }
@@ -678,7 +684,10 @@ export class HarnessSession {
    */
   private async onAgentEvent(event: AgentEvent): Promise<void> {
     if (event.type === "message_end") this.writer.appendMessage(event.message);
-    if (event.type === "agent_end") this.context.lastRun = event.messages;
+    if (event.type === "agent_end") {
+      this.context.lastRun = event.messages;
+      this.writer.forgetToolOutputs();
+    }
     await this.events.emit(event);
     if (event.type === "turn_start" || event.type === "message_start") await this.queueChanged();
     const reason = savePointOf(event);

@@ -103,6 +103,17 @@ export {
   type ResolvedHarnessSettings,
   resolveHarnessSettings,
 } from "./settings.js";
+export {
+  type LimitedToolOutput,
+  limitToolOutput,
+  readToolOutputRecord,
+  TOOL_OUTPUT_ENTRY,
+  TOOL_OUTPUT_HEAD_SHARE,
+  type ToolOutputCut,
+  type ToolOutputLimit,
+  type ToolOutputRecord,
+  toolOutputChars,
+} from "./tool-output-budget.js";
 export type { KeptEntries, UnsavedEntries, UnsavedEntriesKeeper } from "./unsaved-entries.js";
 
 /** The package version (read from its package.json). */

@@ -25,6 +25,13 @@ export const RecallToolParameters = Type.Object({
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, description: "Most entries to return (query default: 10)." }),
   ),
+  toolCallId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "The whole output of this tool call on the current branch (e.g. one cut to fit the context; its note names the call). Give it alone, with offset to read on.",
+    }),
+  ),
   offset: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -38,8 +45,13 @@ export type RecallToolArguments = Static<typeof RecallToolParameters>;
 
 /** `details` of a `recall` result (for UIs and hooks; the model sees only the text). */
 export interface RecallToolDetails {
-  /** `entries`: by id or by compaction; `search`: by query; `list`: the overview (no arguments). */
-  mode: "entries" | "search" | "list";
+  /**
+   * `entries`: by id or by compaction; `search`: by query; `list`: the overview (no arguments); `output`: the
+   * whole output of a tool call (`toolCallId`).
+   */
+  mode: "entries" | "search" | "list" | "output";
+  /** `output`: the tool call whose output is shown. */
+  toolCallId?: string;
   /** The entries shown (whole or in part), in output order. */
   entryIds: string[];
   /** Requested ids the session does not hold. */
@@ -50,6 +62,8 @@ export interface RecallToolDetails {
   matchCount?: number;
   /** Characters of the whole output; the text shows `offset` up to `nextOffset` (or the end). */
   totalChars: number;
+  /** `output`: the first character shown. */
+  offset?: number;
   /** Set when the output was cut: the `offset` that continues it. */
   nextOffset?: number;
 }

@@ -1,6 +1,7 @@
 import type { AgentTool } from "@arbor/agent-core";
 import { InvalidArgumentError } from "@arbor/ai-providers";
 import type { Session } from "@arbor/session-store";
+import { recallToolOutput } from "./recall-output.js";
 import { type RecallToolDetails, RecallToolParameters } from "./recall-parameters.js";
 import { errorResult, recall } from "./recall-query.js";
 
@@ -14,7 +15,9 @@ import { errorResult, recall } from "./recall-query.js";
  * the compactions' `firstKeptEntryId`, so compactions written by the pi agent or by a hook count too —
  * and the entries of abandoned branches that a `branch_summary` on the branch covers (from its
  * `details.covered`). Entries still in the context, entries of other branches and non-message entries
- * are refused with a note: recall never duplicates the context and never leaks unrelated branches.
+ * are refused with a note: recall never duplicates the context and never leaks unrelated branches. The one
+ * exception is `toolCallId`: the whole output of a tool call on the current branch, whose result the model
+ * may see only cut to fit the context (the tool-output budget keeps the whole output in the session).
  */
 
 /** The tool's name. */
@@ -36,13 +39,23 @@ export interface RecallToolOptions {
   getSession: () => Session;
   /** Bound of one result's text in UTF-8 bytes (default {@link DEFAULT_RECALL_MAX_BYTES}, at least 1,000). */
   maxBytes?: number;
+  /**
+   * A tighter bound for the next result, asked at each call: the harness gives the session's tool-output
+   * budget in characters, so that a page of recall fits a small window too.
+   *
+   * Contract: returns a number of bytes or `undefined` (no tighter bound); the bound in effect is never
+   * below 1,000 nor above `maxBytes`; a throw counts as `undefined`.
+   */
+  getMaxBytes?: () => number | undefined;
 }
 
 const DESCRIPTION = [
   "Recall the exact original messages that were replaced by a summary of earlier conversation (they are kept in the session log).",
   "Use it when the summary lacks a detail you need: exact code, an error message, a command's output, a decision's wording.",
   "Give `query` to search the replaced messages (best matches first), or `entryIds` for specific entries (ids appear in recall results);",
-  "with no arguments it lists what can be recalled. Results are bounded; a cut result says which `offset` continues it.",
+  "with no arguments it lists what can be recalled.",
+  "Give `toolCallId` to read the whole output of a tool call on this branch, e.g. one cut to fit the context (its note names the call and the `offset` to read on).",
+  "Results are bounded; a cut result says which `offset` continues it.",
 ].join(" ");
 
 /**
@@ -56,7 +69,10 @@ const DESCRIPTION = [
  * - `compactionId`: restrict to what that compaction (or branch summary) replaced; alone, return its
  *   entries (the first `limit`, default 50);
  * - `limit`: most entries (1–100); `offset`: continue a cut output;
- * - none: list what can be recalled — each summary with the id and first line of each entry it replaced.
+ * - none: list what can be recalled — each summary with the id and first line of each entry it replaced;
+ * - `toolCallId` (alone, with `offset`): the whole output of that tool call on the current branch — from its
+ *   `arbor.tool_output` entry when the result the model saw was cut to fit the context, else from the tool
+ *   result itself; it works while that result is still in the context (docs/context-budget.md).
  *
  * Each entry is shown whole and exact: a header (`### <id> · <role, model / tool, call id> · <time>`),
  * then text, thinking, tool calls with their JSON arguments, tool results (images are named, not
@@ -65,7 +81,8 @@ const DESCRIPTION = [
  *
  * Contract: `execute` never throws — bad arguments, unknown ids and a failing `getSession` are error
  * results. A call reads the tree fields of the current branch (O(branch length)) and parses only the
- * summaries on it and the entries it returns or searches; never the rest of the session. Throws
+ * summaries on it and the entries it returns or searches (with `toolCallId`: the branch's messages back to
+ * the call's result, and the entries right after it); never the rest of the session. Throws
  * `InvalidArgumentError` at creation when `maxBytes` is not a number ≥ 1,000.
  */
 export function createRecallTool(
@@ -84,10 +101,22 @@ export function createRecallTool(
     parameters: RecallToolParameters,
     execute(args) {
       try {
-        return recall(options.getSession(), args ?? {}, Math.floor(Math.min(maxBytes, 1e9)));
+        const bound = Math.floor(Math.min(maxBytes, 1e9, Math.max(MIN_MAX_BYTES, tighterBound(options))));
+        if (args?.toolCallId !== undefined) return recallToolOutput(options.getSession(), args, bound);
+        return recall(options.getSession(), args ?? {}, bound);
       } catch (error) {
         return errorResult(`recall failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     },
   };
+}
+
+/** `options.getMaxBytes()`, or infinity when it gives nothing usable. */
+function tighterBound(options: RecallToolOptions): number {
+  try {
+    const bound = options.getMaxBytes?.();
+    return typeof bound === "number" && bound > 0 ? bound : Number.POSITIVE_INFINITY;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }

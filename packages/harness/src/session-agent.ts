@@ -1,4 +1,6 @@
 import {
+  type AfterToolCallContext,
+  type AfterToolCallResult,
   Agent,
   type AgentEvent,
   type AgentMessage,
@@ -9,8 +11,10 @@ import {
 import type { Model, ThinkingLevel } from "@arbor/ai-providers";
 import { convertSessionMessageToLlm } from "./messages.js";
 import { wrapStreamFn } from "./provider-stream.js";
+import { RECALL_TOOL_NAME } from "./recall-tool.js";
 import { NOT_RUN_AFTER_FAILED_SAVE } from "./save-points.js";
 import type { SessionContext } from "./session-context.js";
+import { budgetToolResult } from "./tool-output-budget.js";
 
 /** What the agent of a harness session starts with. Internal. */
 export interface SessionAgentStart {
@@ -37,7 +41,9 @@ export interface SessionAgentWiring {
  * run's transcript incrementally), the loop hooks bound to the hook runner, and the harness's settings (tool
  * execution, queue modes, request options). With retries on, providers are asked not to retry by themselves
  * (`maxRetries: 0`) unless the settings say otherwise. Once a save point failed (`context.writer.failed`), no
- * tool runs and the run ends after the turn (docs/reference/harness.md, "Failed saves").
+ * tool runs and the run ends after the turn (docs/reference/harness.md, "Failed saves"). Every executed call's
+ * result, as the `tool_result` hooks leave it, is fitted to the tool-output budget (`recall` excepted, see
+ * {@link limitResult}).
  */
 export function createSessionAgent(
   context: SessionContext,
@@ -70,11 +76,32 @@ export function createSessionAgent(
     transformContext: async (messages) => wiring.fitContext(await hooks.context(messages)),
     // After a failed save nothing more runs: no tool (each gets a result saying why) and no further turn.
     beforeToolCall: (call) => (context.writer.failed ? NOT_RUN_AFTER_FAILED_SAVE : hooks.toolCall(call)),
-    afterToolCall: (call) => hooks.toolResult(call),
+    afterToolCall: async (call) => limitResult(context, call, await hooks.toolResult(call)),
     prepareNextTurn: wiring.prepareNextTurn,
     shouldStopAfterTurn: (turn) => context.writer.failed || hooks.shouldStopAfterTurn(turn),
     onListenerError: (error) => context.events.report(error),
   });
   agent.subscribe((event) => wiring.onEvent(event));
   return agent;
+}
+
+/**
+ * The tool-output budget of one executed call (docs/context-budget.md): the tool's own `maxOutputTokens`, else
+ * the session's `budget().toolOutputTokens`. A cut result's whole output is handed to the writer, which
+ * stores it after the result message. `recall` is excepted: its results are bounded pages of what the
+ * session holds.
+ */
+function limitResult(
+  context: SessionContext,
+  call: AfterToolCallContext,
+  patch: AfterToolCallResult | undefined,
+): AfterToolCallResult | undefined {
+  const name = call.toolCall.name;
+  if (name === RECALL_TOOL_NAME) return patch;
+  const own = call.context.tools?.find((tool) => tool.name === name)?.maxOutputTokens;
+  const maxTokens =
+    typeof own === "number" && Number.isFinite(own) && own >= 1 ? own : context.budget().toolOutputTokens;
+  const limited = budgetToolResult(call, patch, maxTokens);
+  if (limited.record !== undefined) context.writer.keepToolOutput(limited.record);
+  return limited.patch;
 }

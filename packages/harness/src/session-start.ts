@@ -26,17 +26,21 @@ export interface SessionStartState {
  * tools: a new session takes the harness's defaults (and records the model and thinking level); an opened one
  * takes what its entries record on the current path (docs/reference/harness.md, `deriveSessionContextState`) —
  * when a recorded model does not resolve or a recorded tool is unknown, the default is used and a warning
- * says so.
+ * says so. The `recall` tool it adds bounds each result by `recallMaxBytes` too (the session's tool-output
+ * budget in characters) when given.
  */
 export async function restoreSessionState(
   runtime: HarnessRuntime,
   session: Session,
   origin: "new" | "open",
+  recallMaxBytes?: () => number | undefined,
 ): Promise<SessionStartState> {
   const resources = (await runtime.resources?.load(session.cwd)) ?? emptyHarnessResources();
   const tools = [...runtime.tools];
   if (runtime.recallTool && !tools.some((tool) => tool.name === RECALL_TOOL_NAME)) {
-    tools.push(createRecallTool({ getSession: () => session }) as unknown as AgentTool);
+    tools.push(
+      createRecallTool({ getSession: () => session, getMaxBytes: recallMaxBytes }) as unknown as AgentTool,
+    );
   }
   const allNames = tools.map((tool) => tool.name);
   const warnings: string[] = [];

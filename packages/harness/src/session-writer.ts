@@ -7,6 +7,7 @@ import { type PendingWrite, PendingWrites } from "./pending-writes.js";
 import type { SaveFailure } from "./save-failure.js";
 import { isAnotherWriter, isRetryableSaveError, saveRetryDelay } from "./save-retry.js";
 import type { SessionEvents } from "./session-events.js";
+import { TOOL_OUTPUT_ENTRY, type ToolOutputRecord } from "./tool-output-budget.js";
 import type { UnsavedEntries } from "./unsaved-entries.js";
 
 const neverAborted = new AbortController().signal;
@@ -33,6 +34,8 @@ export class SessionWriter {
   /** The leaf the session was opened at: the best guess of the store's last entry before the first save. */
   private readonly openedAt: string | null;
   private failure: SaveFailure | undefined;
+  /** The whole outputs of cut tool results, by call id, until their result message is appended. */
+  private readonly toolOutputs = new Map<string, ToolOutputRecord>();
 
   constructor(
     private readonly session: Session,
@@ -65,6 +68,26 @@ export class SessionWriter {
     const entry = this.session.appendMessage(message as AppendableMessage);
     this.entryIds.set(message, entry.id);
     this.unsaved.push(entry);
+    if (role !== "toolResult") return;
+    const toolCallId = (message as { toolCallId?: unknown }).toolCallId;
+    const record = typeof toolCallId === "string" ? this.toolOutputs.get(toolCallId) : undefined;
+    if (record === undefined) return;
+    this.toolOutputs.delete(record.toolCallId);
+    this.unsaved.push(this.session.appendCustom(TOOL_OUTPUT_ENTRY, record));
+  }
+
+  /**
+   * Keeps the whole output of a tool call whose result was cut to fit the context: when the call's result
+   * message is appended, a `custom` entry {@link TOOL_OUTPUT_ENTRY} holding it follows it on the path, and both
+   * are written at the same save point.
+   */
+  keepToolOutput(record: ToolOutputRecord): void {
+    this.toolOutputs.set(record.toolCallId, record);
+  }
+
+  /** Drops the kept outputs whose result message never came (the end of a run). */
+  forgetToolOutputs(): void {
+    this.toolOutputs.clear();
   }
 
   /** The id of the entry a message was stored as, when this writer stored it. */

@@ -19,7 +19,7 @@ import { assignMcpToolNames } from "./unique-tool-names.js";
  * Contract: its `parameters` serialize to the tool's `inputSchema` (the agent loop's own TypeBox check
  * accepts any object); `prepareArguments` throws with the schema's problems, so an invalid call becomes an
  * error result without reaching the server; `execute` calls the server's tool by its own name, whatever the
- * AgentTool is called.
+ * AgentTool is called; `maxOutputTokens` is the server's `toolOutputTokens` when its config sets one.
  */
 export function mcpAgentTool(connection: McpServerConnection, info: McpToolInfo, name?: string): AgentTool {
   const validate = info.validate ?? compileArgumentValidator(info.inputSchema).validate;
@@ -31,6 +31,9 @@ export function mcpAgentTool(connection: McpServerConnection, info: McpToolInfo,
     label: `${connection.name}: ${info.name}`,
     description: info.description ?? `The ${info.name} tool of the MCP server "${connection.name}".`,
     parameters,
+    ...(connection.config.toolOutputTokens === undefined
+      ? {}
+      : { maxOutputTokens: connection.config.toolOutputTokens }),
     prepareArguments(raw) {
       const problem = validate(raw);
       if (problem !== undefined) throw new Error(`Invalid arguments for ${toolName}: ${problem}.`);

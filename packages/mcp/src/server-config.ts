@@ -1,15 +1,15 @@
 /**
  * The `mcpServers` configuration, in Claude Code's shape: a map from a server name to either a command to
  * spawn (stdio: `command`, `args`, `env`, `cwd`) or a streamable HTTP endpoint (`url`, `headers`), each with
- * optional `startTimeoutMs` and `callTimeoutMs`. TypeBox
+ * optional `startTimeoutMs`, `callTimeoutMs` and `toolOutputTokens` (its tools' `maxOutputTokens`). TypeBox
  * schemas are the source of truth; {@link parseMcpServers} validates a value read from a settings file.
  */
 import { type Static, Type } from "@arbor/ai-providers";
 import { Value } from "@sinclair/typebox/value";
 import { McpError } from "./errors.js";
 
-/** The timeouts every server may set (milliseconds). */
-const timeouts = {
+/** The options every server may set: timeouts (milliseconds) and the output budget of its tools (tokens). */
+const serverOptions = {
   startTimeoutMs: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -20,6 +20,15 @@ const timeouts = {
     Type.Integer({
       minimum: 1,
       description: "how long one tool call may wait for its answer; default 60 000",
+    }),
+  ),
+  toolOutputTokens: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "most tokens of one result of this server's tools the model sees (longer output is cut to its head and " +
+        "tail, kept whole in the session for recall); default: the session's tool-output budget " +
+        "(compaction.toolOutputTokens, or 10% of the model's window, at most 25 000)",
     }),
   ),
 };
@@ -34,7 +43,7 @@ export const McpStdioServerSchema = Type.Object(
       Type.Record(Type.String(), Type.String(), { description: "added to a minimal environment" }),
     ),
     cwd: Type.Optional(Type.String({ minLength: 1 })),
-    ...timeouts,
+    ...serverOptions,
   },
   { additionalProperties: false },
 );
@@ -45,7 +54,7 @@ export const McpHttpServerSchema = Type.Object(
     type: Type.Optional(Type.Union([Type.Literal("http"), Type.Literal("streamable-http")])),
     url: Type.String({ minLength: 1, description: "the server's endpoint, e.g. http://127.0.0.1:3000/mcp" }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    ...timeouts,
+    ...serverOptions,
   },
   { additionalProperties: false },
 );
