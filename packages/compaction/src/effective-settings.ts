@@ -16,7 +16,7 @@ export const MAX_KEEP_RECENT_RATIO = 0.5;
 
 /** One setting {@link effectiveCompactionSettings} changed. */
 export interface CompactionSettingAdjustment {
-  setting: "reserveTokens" | "keepRecentTokens";
+  setting: "reserveTokens" | "keepRecentTokens" | "toolOutputTokens";
   /** The configured value. */
   configured: number;
   /** The value in effect for this window. */

@@ -25,6 +25,17 @@ export {
   compact,
   TURN_CONTEXT_HEADING,
 } from "./compact.js";
+export {
+  type BudgetSource,
+  budgetSettings,
+  type ConfiguredBudget,
+  type ContextBudget,
+  type ContextBudgetInput,
+  contextBudget,
+  DEFAULT_TOOL_OUTPUT_TOKENS,
+  MIN_TOOL_OUTPUT_TOKENS,
+  WINDOW_SHARES,
+} from "./context-budget.js";
 export { type CutPoint, findCutPoint } from "./cut-point.js";
 export {
   type BranchSummaryDetails,

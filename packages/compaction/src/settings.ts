@@ -15,13 +15,16 @@ export const CompactionSettingsSchema = Type.Object(
       minimum: 256,
       default: 16_384,
       description:
-        "Tokens kept free for the summary prompt and its output: compaction runs when the context passes " +
-        "`contextWindow - reserveTokens`. The summary's output is capped at 0.8 × this.",
+        "Tokens kept free for the answer and the summary's output: compaction runs when the context passes " +
+        "`contextWindow - reserveTokens`. The summary's output is capped at 0.8 × this. Not set: 20% of the " +
+        "model's window, at most 16,384 (docs/context-budget.md).",
     }),
     keepRecentTokens: Type.Integer({
       minimum: 0,
       default: 20_000,
-      description: "Tokens of the most recent history kept verbatim after a compaction.",
+      description:
+        "Tokens of the most recent history kept verbatim after a compaction. Not set: 15% of the model's " +
+        "window, at most 20,000 (docs/context-budget.md).",
     }),
     model: Type.Optional(
       Type.String({
@@ -37,6 +40,16 @@ export const CompactionSettingsSchema = Type.Object(
       description:
         "Longest tool result (and tool-call argument list) shown to the summarizer, in characters; longer ones are cut with a marker.",
     }),
+    toolOutputTokens: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Most tokens one tool result (built-in, MCP or extension) may take in the model's context; longer " +
+          "output is cut to its head and tail with a note, and kept whole in the session for `recall`. " +
+          "Absent: 10% of the model's window, at most 25,000 (docs/context-budget.md). An MCP server's own " +
+          "`toolOutputTokens` wins for its tools.",
+      }),
+    ),
     timeoutMs: Type.Optional(
       Type.Integer({
         minimum: 0,

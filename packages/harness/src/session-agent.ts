@@ -8,13 +8,27 @@ import {
   type AgentTurnContext,
   type AgentTurnUpdate,
 } from "@arbor/agent-core";
-import type { Model, ThinkingLevel } from "@arbor/ai-providers";
+import type { Model, StreamFn, ThinkingLevel } from "@arbor/ai-providers";
+import { fitFixedPart } from "./fixed-part.js";
 import { convertSessionMessageToLlm } from "./messages.js";
 import { wrapStreamFn } from "./provider-stream.js";
 import { RECALL_TOOL_NAME } from "./recall-tool.js";
 import { NOT_RUN_AFTER_FAILED_SAVE } from "./save-points.js";
 import type { SessionContext } from "./session-context.js";
 import { budgetToolResult } from "./tool-output-budget.js";
+
+/**
+ * The stream function with the tools of each request as the fixed-part budget allows (`fitFixedPart`:
+ * shortened or fewer at small windows; the same tools otherwise).
+ */
+function withFixedPart(context: SessionContext, inner: StreamFn): StreamFn {
+  return (model, request, options) => {
+    if (request.tools === undefined || request.tools.length === 0) return inner(model, request, options);
+    const fit = fitFixedPart(request.systemPrompt ?? "", request.tools, context.fixedBudgetTokens());
+    if (fit.level === "full") return inner(model, request, options);
+    return inner(model, { ...request, tools: fit.tools }, options);
+  };
+}
 
 /** What the agent of a harness session starts with. Internal. */
 export interface SessionAgentStart {
@@ -56,7 +70,7 @@ export function createSessionAgent(
   if (settings.retryEnabled && streamOptions.maxRetries === undefined) streamOptions.maxRetries = 0;
   const agent = new Agent({
     model: start.model,
-    streamFn: wrapStreamFn(runtime.streamFn, hooks, {
+    streamFn: wrapStreamFn(withFixedPart(context, runtime.streamFn), hooks, {
       onRequest: () => {
         context.lastProviderResponse = undefined;
       },

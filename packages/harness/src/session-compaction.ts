@@ -2,19 +2,22 @@ import type { AgentMessage } from "@arbor/agent-core";
 import { type AssistantMessage, describeError, type Usage } from "@arbor/ai-providers";
 import {
   type CompactionPlan,
+  type CompactionSettings,
   entryMessage,
   estimateTokens,
   isTurnStart,
   shouldCompact,
+  summaryOutputTokens,
   tokensOfChars,
 } from "@arbor/compaction";
-import type { Session, SessionEntry } from "@arbor/session-store";
+import type { Session, SessionEntry, SessionMessage } from "@arbor/session-store";
 import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
 import type { HarnessCompactionOutcome } from "./events.js";
 import type { CompactionReason, CustomCompaction } from "./hooks.js";
 import type { SessionContext } from "./session-context.js";
 import { CONTEXT_WINDOW_ENTRY } from "./session-window.js";
+import { refitToolResults } from "./tool-output-refit.js";
 
 /**
  * Compaction in the harness: the check before every model call, compaction on demand and after an
@@ -23,7 +26,7 @@ import { CONTEXT_WINDOW_ENTRY } from "./session-window.js";
  * (`SessionWindow`).
  */
 
-/** The smallest kept tail an overflow compaction halves down to. */
+/** The smallest kept tail a threshold or overflow compaction halves down to. */
 export const MIN_OVERFLOW_KEEP_TOKENS = 64;
 
 /** One compaction to run. */
@@ -85,6 +88,8 @@ export class SessionCompactor {
   private retryAbove: number | undefined;
   /** Once a call was elided, the provider's usage no longer vouches for the whole transcript. */
   private elidedBefore = false;
+  /** The messages of the latest model call, as sent (for the size of a request an overflow refused). */
+  private lastCall: readonly AgentMessage[] | undefined;
 
   constructor(private readonly context: SessionContext) {}
 
@@ -106,9 +111,9 @@ export class SessionCompactor {
    */
   fitForCall(messages: AgentMessage[]): AgentMessage[] {
     const { context } = this;
-    const contextWindow = context.contextWindow();
-    const budgetTokens =
-      contextWindow - context.compactionSettings().reserveTokens - context.overheadTokens();
+    const budget = context.budget();
+    const contextWindow = budget.contextWindow;
+    const budgetTokens = budget.messageTokens;
     let lookup: Map<object, string> | undefined;
     const entryIdOf = (message: AgentMessage): string | undefined => {
       const known = context.writer.entryIdOf(message);
@@ -117,10 +122,14 @@ export class SessionCompactor {
       return lookup.get(message);
     };
     // After an elision or with a learned window, the usage a provider reported does not vouch for the
-    // whole transcript: estimate every message.
-    const fullEstimate = this.elidedBefore || contextWindow < context.model.contextWindow;
-    const fit = fitContextToWindow(messages, { budgetTokens, entryIdOf, fullEstimate });
+    // whole transcript: estimate every message. With a learned window, the tool results cut for the larger
+    // one are cut again to this window's tool-output budget, for this call.
+    const learned = contextWindow < context.model.contextWindow;
+    const fullEstimate = this.elidedBefore || learned;
+    const sent = learned ? refitToolResults(messages, budget.toolOutputTokens) : messages;
+    const fit = fitContextToWindow(sent, { budgetTokens, entryIdOf, fullEstimate });
     if (fit.elided.length > 0) this.elidedBefore = true;
+    this.lastCall = fit.messages;
     return fit.messages;
   }
 
@@ -150,7 +159,10 @@ export class SessionCompactor {
     const { context } = this;
     const settings = context.compactionSettings();
     if (!settings.enabled) return undefined;
-    const tokens = withPendingMessages(estimateTranscriptTokens(transcript), pending).tokens;
+    const estimate = withPendingMessages(estimateTranscriptTokens(transcript), pending);
+    // Usage a provider reported counts the system prompt and the tools; chars/4 of the messages does not.
+    const fixed = estimate.lastUsageIndex === undefined ? context.overheadTokens() : 0;
+    const tokens = estimate.tokens + fixed;
     if (!shouldCompact(tokens, context.contextWindow(), settings)) return undefined;
     if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
     const outcome = await this.run("threshold", context.session.leafId, undefined, signal);
@@ -172,7 +184,6 @@ export class SessionCompactor {
     leafId: string | null,
     instructions: string | undefined,
     signal: AbortSignal,
-    keepRecentTokens?: number,
   ): Promise<HarnessCompactionOutcome> {
     if (this.running) {
       return {
@@ -183,7 +194,7 @@ export class SessionCompactor {
     this.running = true;
     try {
       await this.context.writer.save("operation");
-      const outcome = await this.compactOnce({ reason, leafId, instructions, signal }, keepRecentTokens);
+      const outcome = await this.compactOnce({ reason, leafId, instructions, signal });
       if (outcome.kind === "compacted") this.retryAbove = undefined;
       return outcome;
     } finally {
@@ -201,7 +212,8 @@ export class SessionCompactor {
     const { context } = this;
     const leafId = context.parentOf(failed);
     const message = failed.errorMessage ?? "";
-    const { outcome, windowLearned } = await this.compactAfterOverflow(leafId, message, signal);
+    const refused = this.refusedRequestTokens();
+    const { outcome, windowLearned } = await this.compactAfterOverflow(leafId, message, refused, signal);
     if (outcome.kind === "compacted") {
       context.reloadTranscript();
       return true;
@@ -212,23 +224,36 @@ export class SessionCompactor {
   }
 
   /**
+   * The estimated size of the request an overflow refused: chars/4 of the messages of the latest call as
+   * sent, plus the fixed part (system prompt and tools). O(messages), once per overflow; undefined when no
+   * call was fitted.
+   */
+  private refusedRequestTokens(): number | undefined {
+    if (this.lastCall === undefined) return undefined;
+    let tokens = this.context.overheadTokens();
+    for (const message of this.lastCall) tokens += estimateTokens(message as unknown as SessionMessage);
+    return tokens;
+  }
+
+  /**
    * The compaction after an overflow (reason `overflow`) of the branch ending at `leafId`. A limit the
-   * error states below the window in effect becomes the session's window for this model, recorded as a
-   * {@link CONTEXT_WINDOW_ENTRY} entry at the next save point. When the compaction finds nothing to compact
-   * because the kept tail covers everything (`fits_in_kept_tail`), the tail is halved and the compaction
-   * tried again, down to {@link MIN_OVERFLOW_KEEP_TOKENS}, before giving up. `windowLearned` says whether
+   * error states below the window in effect (or, when it states none, 90% of the refused request's size,
+   * so that the retry is smaller than what was refused) becomes the session's window for this model, recorded as a
+   * {@link CONTEXT_WINDOW_ENTRY} entry at the next save point. The compaction is planned for that window
+   * (`planToTarget`: the kept tail shrinks until there is something to compact). `windowLearned` says whether
    * the window shrank: then the next call fits even without a compaction (the check before it elides).
    */
   private async compactAfterOverflow(
     leafId: string | null,
     errorMessage: string,
+    refusedTokens: number | undefined,
     signal: AbortSignal,
   ): Promise<{ outcome: HarnessCompactionOutcome; windowLearned: boolean }> {
     const { context } = this;
-    const learned = context.window.learn(context.model, errorMessage);
+    const learned = context.window.learn(context.model, errorMessage, refusedTokens);
     if (learned !== undefined) this.retryAbove = undefined;
     try {
-      const outcome = await this.compactWithShrinkingTail(leafId, signal);
+      const outcome = await this.run("overflow", leafId, undefined, signal);
       return { outcome, windowLearned: learned !== undefined };
     } finally {
       // Queued after the compaction moved the leaf, so that the record stays on the session's path.
@@ -238,24 +263,41 @@ export class SessionCompactor {
     }
   }
 
-  private async compactWithShrinkingTail(
-    leafId: string | null,
-    signal: AbortSignal,
-  ): Promise<HarnessCompactionOutcome> {
-    const settings = this.context.compactionSettings();
-    const usable = Math.max(0, this.context.contextWindow() - settings.reserveTokens);
-    let keep = Math.min(settings.keepRecentTokens, Math.floor(usable / 2));
-    let outcome = await this.run("overflow", leafId, undefined, signal);
-    while (
-      outcome.kind === "nothing_to_compact" &&
-      outcome.reason === "fits_in_kept_tail" &&
-      keep > MIN_OVERFLOW_KEEP_TOKENS &&
-      !signal.aborted
-    ) {
-      keep = Math.max(MIN_OVERFLOW_KEEP_TOKENS, Math.floor(keep / 2));
-      outcome = await this.run("overflow", leafId, undefined, signal, keep);
+  /**
+   * The plan of a compaction that must free space (reason `threshold` or `overflow`), aimed at the budget's
+   * target (`ContextBudget.targetTokens`, 60% of the window): when the kept tail covers everything
+   * (`fits_in_kept_tail`), or the fixed part, the summary's cap and the kept tail would add up to more than
+   * the target, the kept tail is halved and the branch planned again — planning calls no model — down to
+   * {@link MIN_OVERFLOW_KEEP_TOKENS}. So a context over the threshold is never left with "nothing to compact"
+   * while older turns exist. A tail made of one message larger than that stays as it is: the request's
+   * elision is the last step for it.
+   */
+  private planToTarget(
+    branchEntries: SessionEntry[],
+    settings: CompactionSettings,
+    contextWindow: number,
+  ): CompactionPlan {
+    const { context } = this;
+    const { strategy } = context.runtime;
+    const budget = context.budget();
+    const summarizerModel = context.runtime.summarizer?.model ?? context.model;
+    const summaryCap = summaryOutputTokens(summarizerModel, settings.reserveTokens);
+    const room = Math.max(0, budget.targetTokens - budget.fixedTokens - summaryCap);
+    let keep = settings.keepRecentTokens;
+    let plan = strategy.prepare(branchEntries, settings, { contextWindow });
+    const tooLarge = (candidate: CompactionPlan) =>
+      candidate.kind === "ready" ? candidate.keptTokens > room : candidate.reason === "fits_in_kept_tail";
+    while (tooLarge(plan) && keep > MIN_OVERFLOW_KEEP_TOKENS) {
+      keep = Math.max(MIN_OVERFLOW_KEEP_TOKENS, Math.min(Math.floor(keep / 2), room));
+      const smaller = strategy.prepare(
+        branchEntries,
+        { ...settings, keepRecentTokens: keep },
+        { contextWindow },
+      );
+      if (plan.kind === "ready" && smaller.kind !== "ready") break;
+      plan = smaller;
     }
-    return outcome;
+    return plan;
   }
 
   /**
@@ -265,20 +307,19 @@ export class SessionCompactor {
    * Contract: never throws — a failing strategy or store becomes `{ kind: "failed" }`, an abort
    * `{ kind: "aborted" }`; nothing is appended unless the outcome is `compacted`.
    */
-  private async compactOnce(
-    request: CompactionRequest,
-    keepRecentTokens: number | undefined,
-  ): Promise<HarnessCompactionOutcome> {
+  private async compactOnce(request: CompactionRequest): Promise<HarnessCompactionOutcome> {
     const { context } = this;
     const { session, hooks, events, runtime } = context;
     const { strategy } = runtime;
     const { reason, signal } = request;
     const model = context.model;
     const contextWindow = context.contextWindow();
-    let settings = context.compactionSettings();
-    if (keepRecentTokens !== undefined) settings = { ...settings, keepRecentTokens };
+    const settings = context.compactionSettings();
     const branchEntries = compactionBranch(session, request.leafId);
-    let plan: CompactionPlan = strategy.prepare(branchEntries, settings, { contextWindow });
+    let plan: CompactionPlan =
+      reason === "manual"
+        ? strategy.prepare(branchEntries, settings, { contextWindow })
+        : this.planToTarget(branchEntries, settings, contextWindow);
     if (reason === "manual" && plan.kind === "nothing_to_compact" && SHRINKABLE.has(plan.reason)) {
       // Asked for: keep no more than the last turn, so that everything older is compacted.
       const lastTurn = lastTurnTokens(branchEntries);

@@ -1,7 +1,8 @@
 import type { Agent, AgentMessage } from "@arbor/agent-core";
-import type { AssistantMessage, Model, ProviderResponseInfo } from "@arbor/ai-providers";
-import type { CompactionSettings } from "@arbor/compaction";
+import type { AssistantMessage, Model, ProviderResponseInfo, Tool } from "@arbor/ai-providers";
+import type { CompactionSettings, ContextBudget } from "@arbor/compaction";
 import type { Session } from "@arbor/session-store";
+import { type FixedPartFit, fitFixedPart } from "./fixed-part.js";
 import type { HarnessRuntime } from "./harness-options.js";
 import type { HookRunner } from "./hook-registry.js";
 import type { SessionEvents } from "./session-events.js";
@@ -24,7 +25,9 @@ export class SessionContext {
   /** What the provider reported about the latest response (status, headers), for the retry decision. */
   lastProviderResponse: ProviderResponseInfo | undefined;
   private boundAgent: Agent | undefined;
-  private overheadCache: { systemPrompt: string; tools: readonly unknown[]; tokens: number } | undefined;
+  private fixedCache:
+    | { systemPrompt: string; tools: readonly unknown[]; budgetTokens: number; fit: FixedPartFit }
+    | undefined;
 
   constructor(
     readonly runtime: HarnessRuntime,
@@ -33,7 +36,7 @@ export class SessionContext {
     readonly events: SessionEvents,
   ) {
     this.writer = new SessionWriter(session, events, runtime);
-    this.window = new SessionWindow(runtime.settings.compaction, session);
+    this.window = new SessionWindow(runtime.settings.compaction, runtime.settings.configuredBudget, session);
   }
 
   /**
@@ -62,7 +65,15 @@ export class SessionContext {
     return this.window.of(this.model);
   }
 
-  /** The compaction settings in effect for the model's window (clamped; see `SessionWindow.settings`). */
+  /**
+   * The budget of the next call (`contextBudget` of `@arbor/compaction`): window in effect, reserve, kept
+   * tail, tool-output budget, fixed part (the system prompt and tools as sent), threshold and target.
+   */
+  budget(): ContextBudget {
+    return this.window.budget(this.model, this.overheadTokens());
+  }
+
+  /** The compaction settings in effect for the model's window (derived or clamped; see `SessionWindow.settings`). */
   compactionSettings(): CompactionSettings {
     return this.window.settings(this.model);
   }
@@ -74,22 +85,35 @@ export class SessionContext {
   }
 
   /**
-   * chars/4 of the system prompt and the tools' names, descriptions and parameters: what every call sends
-   * besides the messages. Cached until the prompt or the tools change.
+   * The fixed part of the next call (`fitFixedPart`): the system prompt and the tools as they are sent —
+   * shortened, or fewer, when they take more than their share of the window. Cached until the prompt, the
+   * tools or the window change.
    */
-  overheadTokens(): number {
+  fixedPart(): FixedPartFit {
     const { systemPrompt, tools } = this.agent.state;
-    const cached = this.overheadCache;
-    if (cached !== undefined && cached.systemPrompt === systemPrompt && cached.tools === tools)
-      return cached.tokens;
-    const schemas = tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-    }));
-    const tokens = Math.ceil((systemPrompt.length + JSON.stringify(schemas).length) / 4);
-    this.overheadCache = { systemPrompt, tools, tokens };
-    return tokens;
+    const budgetTokens = this.fixedBudgetTokens();
+    const cached = this.fixedCache;
+    if (
+      cached !== undefined &&
+      cached.systemPrompt === systemPrompt &&
+      cached.tools === tools &&
+      cached.budgetTokens === budgetTokens
+    ) {
+      return cached.fit;
+    }
+    const fit = fitFixedPart(systemPrompt, tools as readonly Tool[] as Tool[], budgetTokens);
+    this.fixedCache = { systemPrompt, tools, budgetTokens, fit };
+    return fit;
+  }
+
+  /** The share of the window the fixed part of a request may take (`ContextBudget.fixedBudgetTokens`). */
+  fixedBudgetTokens(): number {
+    return this.window.budget(this.model).fixedBudgetTokens;
+  }
+
+  /** Estimated tokens of the fixed part as sent: what every call carries besides the messages. */
+  overheadTokens(): number {
+    return this.fixedPart().tokens;
   }
 
   /** Replaces the agent's transcript with the session's context (after a compaction, a move, an append). */

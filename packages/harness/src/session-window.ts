@@ -1,8 +1,10 @@
 import { type Model, parseContextLimit } from "@arbor/ai-providers";
 import {
-  type CompactionSettingAdjustment,
+  budgetSettings,
   type CompactionSettings,
-  effectiveCompactionSettings,
+  type ConfiguredBudget,
+  type ContextBudget,
+  contextBudget,
 } from "@arbor/compaction";
 import type { Session } from "@arbor/session-store";
 
@@ -13,9 +15,17 @@ export const CONTEXT_WINDOW_ENTRY = "arbor.context_window";
 export interface ContextWindowRecord {
   provider: string;
   modelId: string;
-  /** The window the provider's overflow error stated, in tokens. */
+  /** The window the provider's overflow error stated, in tokens (or, with `estimated`, a bound of it). */
   contextWindow: number;
+  /**
+   * True when the error stated no limit: the window is then taken as 90% of the estimated size of the
+   * refused request (the server's window is smaller than that request), so the retry is smaller still.
+   */
+  estimated?: true;
 }
+
+/** The share of a refused request's estimated size taken as the window when the error states none. */
+export const REFUSED_REQUEST_SHARE = 0.9;
 
 /**
  * The window a session's context must fit, per model: the model's, or the smaller one a provider's overflow
@@ -30,7 +40,8 @@ export class SessionWindow {
   private readonly warningList: string[] = [];
 
   constructor(
-    private readonly configured: CompactionSettings,
+    private readonly resolved: CompactionSettings,
+    private readonly configured: ConfiguredBudget,
     private readonly session: Session,
   ) {}
 
@@ -46,31 +57,48 @@ export class SessionWindow {
   }
 
   /**
-   * After an overflow error that states the limit (`parseContextLimit`): when it is below the window in
-   * effect, it becomes the session's window for this model. Returns what to record, or undefined.
+   * After an overflow error: the limit it states (`parseContextLimit`), or else 90% of `refusedTokens` (the
+   * estimated size of the refused request, when known), becomes the session's window for this model when
+   * it is below the window in effect. Returns what to record, or undefined.
    */
-  learn(model: Model, errorMessage: string): ContextWindowRecord | undefined {
-    const limit = parseContextLimit(errorMessage);
-    if (limit === undefined || limit >= this.of(model)) return undefined;
+  learn(model: Model, errorMessage: string, refusedTokens?: number): ContextWindowRecord | undefined {
+    const stated = parseContextLimit(errorMessage);
+    const bound =
+      stated === undefined && refusedTokens !== undefined && refusedTokens > 0
+        ? Math.floor(refusedTokens * REFUSED_REQUEST_SHARE)
+        : undefined;
+    const limit = stated ?? bound;
+    if (limit === undefined || limit <= 0 || limit >= this.of(model)) return undefined;
     this.learnedWindows().set(windowKey(model), limit);
-    return { provider: model.provider, modelId: model.id, contextWindow: limit };
+    const record: ContextWindowRecord = { provider: model.provider, modelId: model.id, contextWindow: limit };
+    if (stated === undefined) record.estimated = true;
+    return record;
   }
 
   /**
-   * The compaction settings in effect for the model's window (`effectiveCompactionSettings`): a reserve or a
-   * kept tail too large for the window is clamped. A value that cannot work at all — a reserve at or above
-   * the window, a kept tail at or above what the reserve leaves — also becomes a warning, once per session.
+   * The budget of the next call to `model` (`contextBudget` of `@arbor/compaction`) with a fixed part of
+   * `fixedTokens`: values the user did not set derived from the window in effect; a set value that cannot
+   * work is clamped and becomes a warning, once per session.
    */
-  settings(model: Model): CompactionSettings {
-    const window = this.of(model);
-    const effective = effectiveCompactionSettings(this.configured, window);
-    for (const adjustment of effective.adjustments) {
-      if (!cannotWork(adjustment, window, effective.settings) || this.warned.has(adjustment.message))
-        continue;
+  budget(model: Model, fixedTokens = 0): ContextBudget {
+    const budget = contextBudget({
+      modelWindow: model.contextWindow,
+      learnedWindow: this.learnedWindows().get(windowKey(model)),
+      settings: this.resolved,
+      configured: this.configured,
+      fixedTokens,
+    });
+    for (const adjustment of budget.adjustments) {
+      if (this.warned.has(adjustment.message)) continue;
       this.warned.add(adjustment.message);
       this.warningList.push(adjustment.message);
     }
-    return effective.settings;
+    return budget;
+  }
+
+  /** The compaction settings in effect for the model's window: the budget's reserve and kept tail. */
+  settings(model: Model): CompactionSettings {
+    return budgetSettings(this.resolved, this.budget(model));
   }
 
   /** The windows learned so far, per model; read from the session's path at first use. O(path) once. */
@@ -88,16 +116,6 @@ export class SessionWindow {
     this.learned = learned;
     return learned;
   }
-}
-
-/** A configured value that could not work at all for the window (not just one larger than the clamp). */
-function cannotWork(
-  adjustment: CompactionSettingAdjustment,
-  contextWindow: number,
-  effective: CompactionSettings,
-): boolean {
-  if (adjustment.setting === "reserveTokens") return adjustment.configured >= contextWindow;
-  return adjustment.configured >= contextWindow - effective.reserveTokens;
 }
 
 function windowKey(model: Model): string {

@@ -1,6 +1,6 @@
 import type { AgentStreamOptions, QueueMode, ThinkingLevel, ToolExecutionMode } from "@arbor/agent-core";
 import { ArborError, type RetryPolicy, resolveRetryPolicy, THINKING_LEVELS } from "@arbor/ai-providers";
-import { type CompactionSettings, resolveCompactionSettings } from "@arbor/compaction";
+import { type CompactionSettings, type ConfiguredBudget, resolveCompactionSettings } from "@arbor/compaction";
 import { InvalidHarnessOptionsError } from "./errors.js";
 import { type ResolvedSaveRetry, resolveSaveRetry, type SaveRetrySettings } from "./save-retry.js";
 
@@ -37,6 +37,11 @@ export interface HarnessSettings {
 /** {@link HarnessSettings} with every default filled in. */
 export interface ResolvedHarnessSettings {
   compaction: CompactionSettings;
+  /**
+   * The budget values the user set (`compaction.reserveTokens`, `keepRecentTokens`, `toolOutputTokens`);
+   * the others are derived from the model's window (`contextBudget` of `@arbor/compaction`).
+   */
+  configuredBudget: ConfiguredBudget;
   retry: RetryPolicy;
   retryEnabled: boolean;
   saveRetry: ResolvedSaveRetry;
@@ -58,8 +63,10 @@ const TOOL_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
  */
 export function resolveHarnessSettings(settings: HarnessSettings = {}): ResolvedHarnessSettings {
   const { enabled, ...policy } = settings.retry ?? {};
+  const compaction = wrap("compaction", () => resolveCompactionSettings(settings.compaction ?? {}));
   return {
-    compaction: wrap("compaction", () => resolveCompactionSettings(settings.compaction ?? {})),
+    compaction,
+    configuredBudget: configuredBudgetOf(settings.compaction ?? {}, compaction),
     retry: wrap("retry", () => resolveRetryPolicy(policy)),
     retryEnabled: enabled ?? true,
     saveRetry: wrap("saveRetry", () => resolveSaveRetry(settings.saveRetry)),
@@ -69,6 +76,22 @@ export function resolveHarnessSettings(settings: HarnessSettings = {}): Resolved
     toolExecution: oneOf("toolExecution", settings.toolExecution, TOOL_MODES, "parallel"),
     streamOptions: { ...settings.streamOptions },
   };
+}
+
+/** The budget values present in the user's compaction settings, as resolved (numeric strings become numbers). */
+function configuredBudgetOf(given: object, resolved: CompactionSettings): ConfiguredBudget {
+  const configured: ConfiguredBudget = {};
+  for (const key of ["reserveTokens", "keepRecentTokens", "toolOutputTokens"] as const) {
+    const value = resolved[key];
+    if (
+      Object.hasOwn(given, key) &&
+      (given as Record<string, unknown>)[key] !== undefined &&
+      value !== undefined
+    ) {
+      configured[key] = value;
+    }
+  }
+  return configured;
 }
 
 function wrap<T>(field: string, resolve: () => T): T {
