@@ -41,6 +41,28 @@ describe("arbor eval compaction", () => {
     expect(existsSync(join(box.home, "sessions"))).toBe(false); // nothing was written
   });
 
+  it("--pruning also compares each session without and with the pruning layer", () => {
+    const box = sandbox();
+    const table = arbor(["eval", "compaction", "--generate", "120", "--pruning"], box.cwd, box.env);
+    expect(table.stderr).toBe("");
+    expect(table.status).toBe(0);
+    expect(table.stdout).toContain("| session | summarizer | status | artifacts |");
+    expect(table.stdout).toContain(
+      "| without: status | calls | freed | freed/call | artifacts | with pruning: status |",
+    );
+    expect(table.stdout).toMatch(
+      /\| generated-120-turns \| eval\/extractive \| \d+ \| compacted \| \d+ \| .* \| pruned \| \d+ \| 0 \|/,
+    );
+
+    const json = arbor(["eval", "compaction", "--generate", "40", "--pruning", "--json"], box.cwd, box.env);
+    const parsed = JSON.parse(json.stdout) as {
+      results: unknown[];
+      pruning: { withPruning: { status: string } }[];
+    };
+    expect(parsed.results).toHaveLength(2);
+    expect(parsed.pruning.map((comparison) => comparison.withPruning.status)).toHaveLength(2);
+  });
+
   it("says what to do for a missing file, no sessions, or --recall without a model", () => {
     const box = sandbox();
     const missing = arbor(["eval", "compaction", "./nope.jsonl"], box.cwd, box.env);

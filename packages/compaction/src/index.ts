@@ -96,6 +96,16 @@ export {
   TURN_PREFIX_PROMPT,
   TURN_PREFIX_UPDATE_PROMPT,
 } from "./prompts.js";
+export {
+  DEFAULT_MIN_FREED_SHARE,
+  DEFAULT_MIN_FREED_TOKENS,
+  DEFAULT_MIN_RESULT_SAVING_TOKENS,
+  type NothingToPrune,
+  type PrunePlan,
+  type PrunePlanOptions,
+  type PrunePreparation,
+  planPrune,
+} from "./prune.js";
 export { type SerializeOptions, serializeMessage, truncateEnd, truncateMiddle } from "./serialize.js";
 export {
   type CompactionSettings,

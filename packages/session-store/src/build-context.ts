@@ -2,6 +2,7 @@ import type { SessionMessage } from "./context-messages.js";
 import { type ContextRepair, ContextRepairer } from "./context-repair.js";
 import type { CompactionEntry } from "./entries.js";
 import { compactionSummaryMessage, entryMessage } from "./entry-message.js";
+import { prunedToolResult } from "./pruned-tool-result.js";
 import { NONE, type SessionIndex } from "./session-index.js";
 
 /** The model a context was last used with: the latest `model_change` or assistant message on the path. */
@@ -31,6 +32,8 @@ export interface SessionContext {
   compactionId: string | undefined;
   /** What was repaired (see `repairToolPairs`). */
   repairs: ContextRepair[];
+  /** The entries of the tool results shown as stubs (`prune` entries on the path named them), in order. */
+  prunedEntryIds: string[];
 }
 
 /** The entries of a compaction's kept span (from `firstKeptEntryId` to its parent), computed once. */
@@ -75,6 +78,9 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
  *    `branchSummary` message; other entries (and older compactions inside the kept span) give none.
  *    Entries that cannot be read or are invalid for their type are left out (reported in the index's
  *    warnings).
+ *    A tool result named by a `prune` entry later on the path (in the span) gives its stub instead
+ *    (`prunedToolResult`); the prune entries are found by their type on the span's walk, so only they and
+ *    the span's own entries are parsed.
  * 4. Thinking level, model and active tools come from the settings entries on the path (each node knows
  *    its nearest settings ancestor, so this follows a chain of settings entries only); an assistant
  *    message later on the path than the latest `model_change` sets the model.
@@ -82,7 +88,8 @@ function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntr
  *
  * The last context built for an index is kept: asked again for the same leaf, or for a leaf further down
  * its path with no compaction in between (entries appended since), it visits and repairs only the new
- * entries (the repair re-runs from the last assistant message, whose turn the new entries may close).
+ * entries (the repair re-runs from the last assistant message, whose turn the new entries may close). New
+ * entries that hold a `prune` make it build again (a prune changes earlier messages; it is rare).
  *
  * Contract: reads (and parses) only the entries of the context span and the settings chain, never the
  * rest of the session; costs O(entries on the path since the latest compaction + its kept span), or,
@@ -127,6 +134,7 @@ function emptyContext(leafId: string | null): SessionContext {
     activeToolNames: undefined,
     compactionId: undefined,
     repairs: [],
+    prunedEntryIds: [],
   };
 }
 
@@ -137,6 +145,7 @@ function copyContext(context: SessionContext): SessionContext {
     messages: [...context.messages],
     entryIds: [...context.entryIds],
     repairs: [...context.repairs],
+    prunedEntryIds: [...context.prunedEntryIds],
   };
   if (context.activeToolNames !== undefined) copy.activeToolNames = [...context.activeToolNames];
   if (context.model !== undefined) copy.model = { ...context.model };
@@ -147,10 +156,15 @@ function copyContext(context: SessionContext): SessionContext {
 class Visited {
   readonly messages: SessionMessage[] = [];
   readonly entryIds: string[] = [];
+  readonly prunedEntryIds: string[] = [];
   lastAssistantOrder = NONE;
   lastAssistant: { provider: string; model: string } | undefined;
 
-  constructor(private readonly index: SessionIndex) {}
+  /** @param pruned - the order of the latest `prune` entry of the span naming each entry id */
+  constructor(
+    private readonly index: SessionIndex,
+    private readonly pruned: ReadonlyMap<string, number> = new Map(),
+  ) {}
 
   /** Adds the message of an entry, if it gives one (step 3). */
   visit(node: number): void {
@@ -158,10 +172,15 @@ class Visited {
     const type = index.typeOf(node);
     if (type !== "message" && type !== "custom_message" && type !== "branch_summary") return;
     const entry = index.validEntry(node);
-    const message = entry === undefined ? undefined : entryMessage(entry);
+    let message = entry === undefined ? undefined : entryMessage(entry);
     if (message === undefined) return;
+    const id = index.idOf(node);
+    if (message.role === "toolResult" && (this.pruned.get(id) ?? NONE) > node) {
+      message = prunedToolResult(message, id);
+      this.prunedEntryIds.push(id);
+    }
     this.messages.push(message);
-    this.entryIds.push(index.idOf(node));
+    this.entryIds.push(id);
     if (message.role === "assistant") {
       this.lastAssistantOrder = node;
       this.lastAssistant = message;
@@ -179,12 +198,16 @@ function extend(index: SessionIndex, built: Built, leaf: number): boolean {
     return false;
   const tail: number[] = [];
   let node = leaf;
-  for (; node > built.leaf; node = index.parentOf(node)) tail.push(node);
+  for (; node > built.leaf; node = index.parentOf(node)) {
+    if (index.typeOf(node) === "prune") return false;
+    tail.push(node);
+  }
   if (node !== built.leaf) return false;
   const visited = new Visited(index);
   for (let position = tail.length - 1; position >= 0; position--) visited.visit(tail[position] as number);
   if (!built.repairer.extend(visited.messages, visited.entryIds)) return false;
   built.leaf = leaf;
+  built.context.prunedEntryIds.push(...visited.prunedEntryIds);
   if (visited.lastAssistant !== undefined) {
     built.lastAssistantOrder = visited.lastAssistantOrder;
     built.lastAssistant = visited.lastAssistant;
@@ -214,13 +237,12 @@ function buildUncached(index: SessionIndex, leaf: number): Built {
     tail.push(node);
   }
 
-  const visited = new Visited(index);
-  let kept: readonly number[] = [];
+  const kept = compaction === undefined ? [] : keptSpan(index, compaction.order, compaction.entry);
+  const visited = new Visited(index, prunedInSpan(index, kept, tail));
   if (compaction !== undefined) {
     visited.messages.push(compactionSummaryMessage(compaction.entry));
     visited.entryIds.push(compaction.entry.id);
     context.compactionId = compaction.entry.id;
-    kept = keptSpan(index, compaction.order, compaction.entry);
   }
   for (const node of kept) visited.visit(node);
   for (let position = tail.length - 1; position >= 0; position--) visited.visit(tail[position] as number);
@@ -230,6 +252,7 @@ function buildUncached(index: SessionIndex, leaf: number): Built {
   context.messages = repairer.messages;
   context.entryIds = repairer.entryIds;
   context.repairs = repairer.repairs;
+  context.prunedEntryIds = visited.prunedEntryIds;
   const built: Built = {
     leaf,
     context,
@@ -239,6 +262,30 @@ function buildUncached(index: SessionIndex, leaf: number): Built {
   };
   applySettings(index, built);
   return built;
+}
+
+/**
+ * The entry ids the `prune` entries of a span name, each with the order of the latest prune naming it
+ * (step 3). Prune entries before the span are irrelevant: what they named is summarized. Only the span's
+ * prune entries are parsed (their type is in the index).
+ */
+function prunedInSpan(
+  index: SessionIndex,
+  kept: readonly number[],
+  tail: readonly number[],
+): Map<string, number> {
+  const pruned = new Map<string, number>();
+  const collect = (node: number) => {
+    if (index.typeOf(node) !== "prune") return;
+    const entry = index.validEntry(node);
+    if (entry?.type !== "prune") return;
+    for (const id of entry.entryIds) {
+      if ((pruned.get(id) ?? NONE) < node) pruned.set(id, node);
+    }
+  };
+  for (const node of kept) collect(node);
+  for (const node of tail) collect(node);
+  return pruned;
 }
 
 /** Thinking level, model and active tools of the built context's leaf (step 4). */

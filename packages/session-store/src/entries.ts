@@ -98,6 +98,24 @@ export const BranchSummaryEntrySchema = entrySchema(
   "Summarizes the branch the conversation came back from; starts the new branch.",
 );
 
+/**
+ * Old tool results replaced in the context by one-line stubs (docs/session-format.md, "prune"): a cheap step
+ * before a summary. The results stay whole in the session; `recall` brings them back.
+ */
+export const PruneEntrySchema = entrySchema(
+  "prune",
+  {
+    entryIds: Type.Array(Type.String(), {
+      description:
+        "The `message` entries (tool results) shown as stubs from here on: ancestors of this entry on its path.",
+    }),
+    tokensBefore: Type.Number({ description: "The estimated context size in tokens before the prune." }),
+    tokensAfter: Type.Number({ description: "The estimated context size in tokens after it." }),
+    details: Type.Optional(Type.Unknown({ description: "Data about the prune, e.g. why it ran." })),
+  },
+  "Shows the named tool results (earlier on this path) as one-line stubs in the context from here on.",
+);
+
 /** Moves the leaf: the session continues from `targetId`. */
 export const LeafEntrySchema = entrySchema(
   "leaf",
@@ -191,6 +209,7 @@ export const KNOWN_ENTRY_TYPES = [
   "custom_message",
   "label",
   "session_info",
+  "prune",
 ] as const;
 
 /** The `type` of an entry this version knows. */
@@ -221,6 +240,7 @@ const KnownSessionEntrySchema = Type.Union([
   CustomMessageEntrySchema,
   LabelEntrySchema,
   SessionInfoEntrySchema,
+  PruneEntrySchema,
 ]);
 
 /**
@@ -264,6 +284,9 @@ export type LabelEntry = Static<typeof LabelEntrySchema>;
 /** A `session_info` entry. */
 export type SessionInfoEntry = Static<typeof SessionInfoEntrySchema>;
 
+/** A `prune` entry. */
+export type PruneEntry = Static<typeof PruneEntrySchema>;
+
 /** Schema of each known entry type, by `type`. */
 export const ENTRY_SCHEMAS: Readonly<Record<KnownEntryType, TSchema>> = {
   message: MessageEntrySchema,
@@ -277,6 +300,7 @@ export const ENTRY_SCHEMAS: Readonly<Record<KnownEntryType, TSchema>> = {
   custom_message: CustomMessageEntrySchema,
   label: LabelEntrySchema,
   session_info: SessionInfoEntrySchema,
+  prune: PruneEntrySchema,
 };
 
 const KNOWN_ENTRY_TYPE_SET: ReadonlySet<string> = new Set(KNOWN_ENTRY_TYPES);

@@ -46,6 +46,7 @@ export {
   type LeafEntry,
   type MessageEntry,
   type ModelChangeEntry,
+  type PruneEntry,
   type SessionEntry,
   type SessionHeader,
   type SessionInfoEntry,
@@ -71,6 +72,12 @@ export {
   type MemorySessionRecord,
   MemorySessionStore,
 } from "./memory-store.js";
+export {
+  isPrunedToolResult,
+  type PrunedToolResultDetails,
+  prunedToolResult,
+  prunedToolResultText,
+} from "./pruned-tool-result.js";
 export { Session } from "./session.js";
 export {
   countSessionNotices,
@@ -88,6 +95,7 @@ export type {
   CustomMessageInput,
   ForkOptions,
   MoveResult,
+  PruneInput,
   SessionOptions,
 } from "./session-options.js";
 export type { SessionEntryRef, SessionTreeNode } from "./session-tree.js";

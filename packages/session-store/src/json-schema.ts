@@ -9,6 +9,7 @@ import {
   LeafEntrySchema,
   MessageEntrySchema,
   ModelChangeEntrySchema,
+  PruneEntrySchema,
   SessionHeaderSchema,
   SessionInfoEntrySchema,
   ThinkingLevelChangeEntrySchema,
@@ -29,6 +30,7 @@ const DEFINITIONS: ReadonlyArray<readonly [string, TSchema]> = [
   ["CustomMessageEntry", CustomMessageEntrySchema],
   ["LabelEntry", LabelEntrySchema],
   ["SessionInfoEntry", SessionInfoEntrySchema],
+  ["PruneEntry", PruneEntrySchema],
   ["UnknownEntry", UnknownSessionEntrySchema],
 ];
 

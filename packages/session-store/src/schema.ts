@@ -15,6 +15,7 @@ export {
   LeafEntrySchema,
   MessageEntrySchema,
   ModelChangeEntrySchema,
+  PruneEntrySchema,
   SessionEntrySchema,
   SessionHeaderSchema,
   SessionInfoEntrySchema,

@@ -39,6 +39,17 @@ export interface CompactionInput {
   fromHook?: boolean;
 }
 
+/** Input of `Session.appendPrune`. */
+export interface PruneInput {
+  /** The tool results to show as stubs: `message` entries on the current path (at least one). */
+  entryIds: readonly string[];
+  /** The estimated context size before the prune. */
+  tokensBefore: number;
+  /** The estimated context size after it. */
+  tokensAfter: number;
+  details?: unknown;
+}
+
 /** Input of `Session.appendBranchSummary` and of `Session.moveTo`'s summary. */
 export interface BranchSummaryInput {
   summary: string;

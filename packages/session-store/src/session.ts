@@ -11,6 +11,7 @@ import {
   type LeafEntry,
   type MessageEntry,
   type ModelChangeEntry,
+  type PruneEntry,
   type SessionEntry,
   type SessionHeader,
   type SessionInfoEntry,
@@ -31,6 +32,7 @@ import type {
   CustomMessageInput,
   ForkOptions,
   MoveResult,
+  PruneInput,
   SessionOptions,
 } from "./session-options.js";
 import { buildTree, refOf, type SessionEntryRef, type SessionTreeNode } from "./session-tree.js";
@@ -271,6 +273,34 @@ export class Session {
     };
     if (input.details !== undefined) entry.details = input.details;
     if (input.fromHook !== undefined) entry.fromHook = input.fromHook;
+    return this.append(entry);
+  }
+
+  /**
+   * Appends a prune: from now on the context shows the named tool results as one-line stubs (see
+   * `prunedToolResult`); the entries themselves stay whole. Throws `InvalidArgumentError` for an empty
+   * list and `SessionEntryNotFoundError` for an id that is not on the current path. O(path).
+   */
+  appendPrune(input: PruneInput): PruneEntry {
+    if (input.entryIds.length === 0) {
+      throw new InvalidArgumentError("appendPrune: name at least one tool result entry to prune.");
+    }
+    const missing = new Set(input.entryIds);
+    const index = this.index;
+    const leaf = this.leafId === null ? undefined : index.orderOf(this.leafId);
+    for (let order = leaf ?? NONE; order !== NONE && missing.size > 0; order = index.parentOf(order)) {
+      missing.delete(index.idOf(order));
+    }
+    const [first] = missing;
+    if (first !== undefined) throw new SessionEntryNotFoundError(this.id, first);
+    const entry: PruneEntry = {
+      type: "prune",
+      ...this.base(),
+      entryIds: [...input.entryIds],
+      tokensBefore: input.tokensBefore,
+      tokensAfter: input.tokensAfter,
+    };
+    if (input.details !== undefined) entry.details = input.details;
     return this.append(entry);
   }
 

@@ -25,6 +25,7 @@ const DEFINITION_OF: Record<string, string> = {
   custom_message: "CustomMessageEntry",
   label: "LabelEntry",
   session_info: "SessionInfoEntry",
+  prune: "PruneEntry",
 };
 
 describe("docs/session-format.schema.json", () => {

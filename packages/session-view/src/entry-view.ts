@@ -6,7 +6,7 @@
  * throws.
  */
 import type { SessionEntry } from "@arbor/session-store";
-import { clipText, formatCount, singleLine } from "./format.js";
+import { clipText, countOf, formatCount, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
 
 /** A piece of an entry's content. */
@@ -28,6 +28,7 @@ export type EntryKind =
   | "bash"
   | "compaction"
   | "branchSummary"
+  | "prune"
   | "setting"
   | "label"
   | "leaf"
@@ -226,6 +227,23 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
         label: "branch summary",
         meta: from === undefined ? [] : [`from ${from}`],
         parts: [{ kind: "summary", text: summary }],
+      };
+    }
+    case "prune": {
+      // One line: `pruned 3 tool results (~12,000 tokens)`; the stubs themselves show in the context.
+      const count = Array.isArray(record.entryIds) ? record.entryIds.length : 0;
+      const before = record.tokensBefore;
+      const after = record.tokensAfter;
+      const freed =
+        typeof before === "number" && typeof after === "number" && Number.isFinite(before - after)
+          ? Math.max(0, before - after)
+          : undefined;
+      return {
+        ...base,
+        kind: "prune",
+        label: `pruned ${countOf(count, "tool result")}`,
+        meta: freed === undefined ? [] : [`~${formatCount(freed)} tokens`],
+        parts: [],
       };
     }
     case "leaf": {

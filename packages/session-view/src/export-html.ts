@@ -87,7 +87,14 @@ function articleHtml(view: EntryView, label: string | undefined, leaf: boolean, 
 /** One line of the tree outline. */
 function treeLink(node: SessionTreeNode, view: EntryView, leafId: string | null, onPath: boolean): string {
   const state = node.id === leafId ? " current" : onPath ? " on-path" : "";
-  const mark = node.type === "compaction" ? "◆ " : node.type === "branch_summary" ? "◇ " : "";
+  const mark =
+    node.type === "compaction"
+      ? "◆ "
+      : node.type === "branch_summary"
+        ? "◇ "
+        : node.type === "prune"
+          ? "✂ "
+          : "";
   return `<a class="kind-${view.kind}${state}" href="#e-${escapeHtml(node.id)}" data-id="${escapeHtml(node.id)}"><span class="id">${escapeHtml(
     node.id,
   )}</span> <span class="who">${mark}${escapeHtml(previewView(view, 90))}</span>${marks(node.label, node.id === leafId)}</a>`;
@@ -144,6 +151,7 @@ export function exportHtml(session: Session, options: HtmlExportOptions = {}): s
       node.label !== undefined ||
       node.type === "compaction" ||
       node.type === "branch_summary" ||
+      node.type === "prune" ||
       node.id === leafId,
   };
 

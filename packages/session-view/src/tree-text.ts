@@ -1,7 +1,7 @@
 /**
  * The session tree as text for `arbor sessions show --tree`: one line per entry (id, a one-line preview,
- * its label, `← leaf` on the current leaf), `├─` / `└─` guides at branch points, compactions (`◆`) and
- * branch summaries (`◇`) marked. Long spans of plain entries inside a run are folded into one line, so a
+ * its label, `← leaf` on the current leaf), `├─` / `└─` guides at branch points, compactions (`◆`),
+ * branch summaries (`◇`) and prunes (`✂`) marked. Long spans of plain entries inside a run are folded into one line, so a
  * 60k-entry session prints a bounded outline; only printed entries are parsed.
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
@@ -24,7 +24,7 @@ const FOLD_HEAD = 6;
 const FOLD_TAIL = 6;
 const FOLD_MINIMUM = 4;
 
-const MARKS: Partial<Record<string, string>> = { compaction: "◆ ", branch_summary: "◇ " };
+const MARKS: Partial<Record<string, string>> = { compaction: "◆ ", branch_summary: "◇ ", prune: "✂ " };
 
 /**
  * One entry's line (without the guides): `id ◆ preview  [label]  ← leaf`.
@@ -42,7 +42,8 @@ export function treeEntryLine(node: SessionTreeNode, leafId: string | null, prev
  * The tree's lines, roots first, in drawing order.
  *
  * Contract: O(entries) time and no recursion; parses only the entries it prints. Folded, the output has at
- * most about (2 × 6 + 3) lines per run plus one per kept entry (labelled, compaction, branch summary, leaf).
+ * most about (2 × 6 + 3) lines per run plus one per kept entry (labelled, compaction, branch summary, prune,
+ * leaf).
  */
 export function treeTextLines(session: Session, options: TreeTextOptions = {}): string[] {
   const roots = options.roots ?? session.getTree();
@@ -60,6 +61,7 @@ export function treeTextLines(session: Session, options: TreeTextOptions = {}): 
             node.label !== undefined ||
             node.type === "compaction" ||
             node.type === "branch_summary" ||
+            node.type === "prune" ||
             node.id === leafId,
         };
   const lines: string[] = [];

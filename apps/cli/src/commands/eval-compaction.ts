@@ -1,10 +1,11 @@
 /**
- * `arbor eval compaction [sessions…] [--summarizer provider/model] [--recall] [--generate N] [--json]`:
- * compacts each session's current branch and scores the result with `@arbor/compaction/eval` — artifact
- * retention, continuation, compression, and (with `--recall` and a real `--summarizer`) recall probes.
- * Without `--summarizer` each session is compacted twice, offline: by the extractive (scripted) summarizer
- * and by the deterministic fallback. Session files are opened read-only through the JSONL store; nothing
- * is written. See docs/compaction-eval.md.
+ * `arbor eval compaction [sessions…] [--summarizer provider/model] [--recall] [--generate N] [--pruning]
+ * [--json]`: compacts each session's current branch and scores the result with `@arbor/compaction/eval` —
+ * artifact retention, continuation, compression, and (with `--recall` and a real `--summarizer`) recall
+ * probes. Without `--summarizer` each session is compacted twice, offline: by the extractive (scripted)
+ * summarizer and by the deterministic fallback. `--pruning` also handles each session without and with the
+ * pruning layer (`comparePruning`) and prints that comparison. Session files are opened read-only through
+ * the JSONL store; nothing is written. See docs/compaction-eval.md.
  *
  * Statically this module loads commander only; the action imports what it needs.
  */
@@ -17,6 +18,7 @@ interface EvalCompactionOptions {
   summarizer?: string;
   recall?: boolean;
   generate?: number;
+  pruning?: boolean;
   json?: boolean;
 }
 
@@ -44,6 +46,7 @@ export function addEvalCommand(program: Command, io: CliIo, exit: (code: number)
     )
     .option("--recall", "also ask recall probes of the --summarizer model, from the compacted context only")
     .option("--generate <turns>", "also evaluate a generated coding session of this many turns", parseTurns)
+    .option("--pruning", "also compare each session without and with pruning old tool results first")
     .option("--json", "print the results as JSON")
     .exitOverride()
     .action(async (sessions: string[], options: EvalCompactionOptions) => {
@@ -107,20 +110,25 @@ async function runEvalCompaction(
     runs.push({ summarizer: evaluation.createExtractiveSummarizer(), recall: false }, { recall: false });
   }
   const results: import("@arbor/compaction/eval").SessionEvalResult[] = [];
+  const pruning: import("@arbor/compaction/eval").PruneComparison[] = [];
   for (const session of sessions) {
     for (const run of runs) {
+      const summarizer = run.summarizer === undefined ? {} : { summarizer: run.summarizer };
       results.push(
         await evaluation.evaluateCompaction(session, {
-          ...(run.summarizer === undefined ? {} : { summarizer: run.summarizer }),
+          ...summarizer,
           ...(run.recall && run.summarizer !== undefined ? { recall: { answerer: run.summarizer } } : {}),
         }),
       );
+      if (options.pruning === true) pruning.push(await evaluation.comparePruning(session, summarizer));
     }
   }
+  const table = `${evaluation.formatEvalTable(results)}\n`;
+  const comparison = pruning.length === 0 ? "" : `\n${evaluation.formatPruneComparisonTable(pruning)}\n`;
   io.stdout.write(
     options.json === true
-      ? `${JSON.stringify(results, null, 2)}\n`
-      : `${evaluation.formatEvalTable(results)}\n`,
+      ? `${JSON.stringify(pruning.length === 0 ? results : { results, pruning }, null, 2)}\n`
+      : table + comparison,
   );
   return 0;
 }

@@ -154,6 +154,30 @@ async function askProbes(
 }
 
 /**
+ * The window and settings a session is evaluated with: the default settings (or `options.settings`) with
+ * `keepRecentTokens` a share (`keepRatio`, default a quarter) of the branch's estimated tokens, limited
+ * for the window (`effectiveCompactionSettings`); `branchTokens` is that estimate (chars/4, as the cut
+ * point counts it — not the usage a provider reported).
+ *
+ * Contract: pure; O(branch).
+ */
+export function evalSettings(
+  session: EvalSession,
+  summarizer: SummarizerTarget,
+  options: Pick<EvalOptions, "settings" | "keepRatio" | "contextWindow">,
+): { window: number; settings: CompactionSettings; branchTokens: number } {
+  const whole = prepareCompaction(session.entries, { ...resolveCompactionSettings(), keepRecentTokens: 0 });
+  const branchTokens =
+    whole.kind === "ready" ? whole.summarizedTokens + whole.keptTokens : whole.tokensBefore;
+  const window = options.contextWindow ?? summarizer.model.contextWindow ?? 200_000;
+  const resolved = resolveCompactionSettings({
+    keepRecentTokens: Math.floor(branchTokens * (options.keepRatio ?? 0.25)),
+    ...options.settings,
+  });
+  return { window, settings: effectiveCompactionSettings(resolved, window).settings, branchTokens };
+}
+
+/**
  * Compacts one session's branch with the summarizer and scores the result (see docs/compaction-eval.md):
  * artifact retention (deterministic), continuation (the next request fits, names the goal and the next
  * step), compression (tokens before and after, summarizer calls, tokens and cost), and, when
@@ -168,16 +192,7 @@ export async function evaluateCompaction(
 ): Promise<SessionEvalResult> {
   const summarizer = options.summarizer ?? fallbackOnlySummarizer(options.contextWindow);
   const name = `${summarizer.model.provider}/${summarizer.model.id}`;
-  // The chars/4 estimate of the context (not the usage a provider reported), as the cut point counts it.
-  const whole = prepareCompaction(session.entries, { ...resolveCompactionSettings(), keepRecentTokens: 0 });
-  const branchTokens =
-    whole.kind === "ready" ? whole.summarizedTokens + whole.keptTokens : whole.tokensBefore;
-  const window = options.contextWindow ?? summarizer.model.contextWindow ?? 200_000;
-  const resolved = resolveCompactionSettings({
-    keepRecentTokens: Math.floor(branchTokens * (options.keepRatio ?? 0.25)),
-    ...options.settings,
-  });
-  const { settings } = effectiveCompactionSettings(resolved, window);
+  const { window, settings } = evalSettings(session, summarizer, options);
   const plan = prepareCompaction(session.entries, settings, { contextWindow: window });
   if (plan.kind !== "ready")
     return { name: session.name, status: `nothing_to_compact: ${plan.reason}`, summarizer: name };

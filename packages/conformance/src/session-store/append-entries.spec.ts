@@ -85,6 +85,24 @@ export function appendEntriesSpec<TStore extends SessionStore>(suite: SessionSto
       expect(fullEntries(read.entries)).toEqual(asStored([message, future, label]));
     });
 
+    it("round-trips a prune entry (a known type since the pruning layer) like any other", async () => {
+      const [question, answer] = chain(2);
+      const prune = {
+        type: "prune",
+        id: newEntryId(),
+        parentId: answer!.id,
+        timestamp: at(8),
+        entryIds: [answer!.id],
+        tokensBefore: 48_210,
+        tokensAfter: 1_234,
+        details: { reason: "threshold", freedTokens: 46_976 },
+      } as SessionEntry;
+      const id = await createWith([question!, answer!, prune]);
+      const read = await suite.store().readSession(id);
+      expect(treeFields(read.entries).at(-1)).toEqual({ type: "prune", id: prune.id, parentId: answer!.id });
+      expect(fullEntries(read.entries)).toEqual(asStored([question, answer, prune]));
+    });
+
     it("returns one object per entry from entry(), equal to what was appended", async () => {
       const entries = chain(4);
       const id = await createWith(entries);
