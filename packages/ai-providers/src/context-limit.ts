@@ -43,3 +43,30 @@ export function parseContextLimit(text: string): number | undefined {
   }
   return undefined;
 }
+
+/** Wordings that state the size of the refused request, the size captured as group 1. */
+const REQUESTED_PATTERNS: readonly RegExp[] = [
+  /prompt is too long: ([\d,]+) tokens >/i,
+  /you requested ([\d,]+) tokens/i,
+  /resulted in ([\d,]+) tokens/i,
+  /exceed context limit: ([\d,]+) \+/i,
+  /request \(([\d,]+) tokens\) exceeds/i,
+];
+
+/**
+ * The size of the refused request an overflow error text states, in the server's tokens, or `undefined`.
+ * Examples: `prompt is too long: 213462 tokens > 200000 maximum` → 213462; `However, you requested 9000
+ * tokens` → 9000. With {@link parseContextLimit} it tells how the server counts against a local estimate.
+ *
+ * Contract: pure; never throws; returns a positive integer or `undefined`.
+ */
+export function parseRequestedTokens(text: string): number | undefined {
+  if (!isContextOverflowText(text)) return undefined;
+  for (const pattern of REQUESTED_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match === null) continue;
+    const value = Number.parseInt(match[1]!.replaceAll(",", ""), 10);
+    if (Number.isSafeInteger(value) && value > 0) return value;
+  }
+  return undefined;
+}

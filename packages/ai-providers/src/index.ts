@@ -13,7 +13,7 @@ export {
   createAssistantStream,
 } from "./assistant-stream.js";
 export { complete } from "./complete.js";
-export { parseContextLimit } from "./context-limit.js";
+export { parseContextLimit, parseRequestedTokens } from "./context-limit.js";
 export { addUsage, calculateCost, emptyUsage } from "./cost.js";
 export { emptyAssistantMessage } from "./empty-assistant.js";
 export {

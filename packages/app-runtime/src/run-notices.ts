@@ -47,7 +47,8 @@ export type CompactionMeter = Pick<ContextUsage, "contextWindow" | "compactionTh
  * - `compaction_start`: `compacting the context (about 5,812 of 6,000 tokens, threshold 4,800)…` (after an
  *   overflow: `compacting the context, which the model found too long (…)…`);
  * - `compaction_end`: the outcome's message, as the harness words it (`Compacted the conversation: context
- *   about 5,812 → 2,900 tokens.`, `Nothing to compact: …`).
+ *   about 5,812 → 2,900 tokens.`, `Nothing to compact: …`);
+ * - `prune`: its message (`Pruned 3 old tool results from the context (recall brings each back): …`).
  *
  * Contract: pure.
  */
@@ -58,6 +59,7 @@ export function compactionProgressNotice(event: HarnessEvent, meter: CompactionM
     return `compacting ${what} (${size}, threshold ${count(meter.compactionThreshold)})…`;
   }
   if (event.type === "compaction_end") return event.outcome.message;
+  if (event.type === "prune") return event.message;
   return undefined;
 }
 
@@ -85,7 +87,7 @@ export function responseNotices(message: unknown): string[] {
 export function reportRunNotices(session: HarnessSession, write: (line: string) => void): () => void {
   return session.subscribe((event) => {
     if (event.type === "retry_scheduled") write(retryNotice(event) ?? "");
-    else if (event.type === "compaction_start" || event.type === "compaction_end") {
+    else if (event.type === "compaction_start" || event.type === "compaction_end" || event.type === "prune") {
       write(compactionProgressNotice(event, session.contextUsage()) ?? "");
     } else if (event.type === "message_end") for (const line of responseNotices(event.message)) write(line);
   });

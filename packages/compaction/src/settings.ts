@@ -71,6 +71,15 @@ export const CompactionSettingsSchema = Type.Object(
           "entries stay in the session log and can be recalled.",
       }),
     ),
+    prune: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "Before summarizing, replace old tool results (outside the kept tail) by stubs that say how to " +
+          "`recall` them, and summarize only when that is not enough (docs/context-budget.md). False: " +
+          "summarize at once.",
+      }),
+    ),
   },
   { additionalProperties: false, title: "CompactionSettings", description: "How and when to compact." },
 );
@@ -87,7 +96,7 @@ export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 300_000;
 /**
  * The defaults: enabled, reserve 16,384 tokens, keep the most recent 20,000 tokens, tool results cut at
  * 2,000 characters, a summarizer call abandoned after 300,000 ms (five minutes), at most three summarizer
- * calls per compaction.
+ * calls per compaction, old tool results pruned before a summary.
  */
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
   enabled: true,
@@ -96,6 +105,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   toolResultMaxChars: 2000,
   timeoutMs: DEFAULT_SUMMARIZER_TIMEOUT_MS,
   maxSummarizerCalls: DEFAULT_MAX_SUMMARIZER_CALLS,
+  prune: true,
 });
 
 const SETTINGS_TOOL = {

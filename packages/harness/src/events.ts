@@ -40,6 +40,8 @@ export type HarnessCompactionOutcome =
  * - `save_point`: pending writes reached the store (`tool_calls`: an assistant message that calls tools,
  *   before they run; `turn_end`, `agent_end`, or the end of an operation);
  * - `compaction_start` / `compaction_end`: a compaction (reason `threshold`, `overflow` or `manual`);
+ * - `prune`: before a threshold compaction, old tool results became stubs that say how to `recall` them (a
+ *   `prune` entry); when that was enough, no compaction follows;
  * - `branch_summary`: `navigateTree()` wrote the summary of the branch it left, or `mergeBranch()` the
  *   summary of the branch it folded in;
  * - `retry_scheduled` / `retry_attempt` / `retry_finished`: a transient provider failure is retried;
@@ -74,6 +76,17 @@ export type HarnessEvent =
       tokensBefore: number;
       /** The estimated context size after it (equal to `tokensBefore` when nothing was compacted). */
       tokensAfter: number;
+    }
+  | {
+      type: "prune";
+      /** The id of the `prune` entry. */
+      entryId: string;
+      /** How many tool results are shown as stubs from now on. */
+      count: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** What happened in plain words, for a front end to show as is. */
+      message: string;
     }
   | {
       type: "branch_summary";

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 export { type BashExecutionInput, bashExecutionMessage } from "./bash-execution.js";
 export type { MergeBranchOptions, MergeBranchResult, MergeDetails } from "./branch-merge.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./branch-navigation.js";
+export { compactionBranch } from "./compaction-branch.js";
 export { type ContextUsage, contextUsageOf, estimateTranscriptTokens } from "./context-usage.js";
 export {
   HarnessBusyError,
@@ -83,7 +84,7 @@ export {
   type SaveRetrySettings,
   saveRetryDelay,
 } from "./save-retry.js";
-export { compactionBranch, type HarnessCompactionDetails } from "./session-compaction.js";
+export type { HarnessCompactionDetails } from "./session-compaction.js";
 export {
   type ContextFile,
   type ExpandedInput,

@@ -10,12 +10,14 @@ import {
   summaryOutputTokens,
   tokensOfChars,
 } from "@arbor/compaction";
-import type { Session, SessionEntry, SessionMessage } from "@arbor/session-store";
+import type { SessionEntry, SessionMessage } from "@arbor/session-store";
+import { compactionBranch } from "./compaction-branch.js";
 import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
 import type { HarnessCompactionOutcome } from "./events.js";
 import type { CompactionReason, CustomCompaction } from "./hooks.js";
 import type { SessionContext } from "./session-context.js";
+import { PrunedUsage, type PruneOutcome, pruneSession } from "./session-prune.js";
 import { CONTEXT_WINDOW_ENTRY } from "./session-window.js";
 import { refitToolResults } from "./tool-output-refit.js";
 
@@ -48,35 +50,6 @@ export interface HarnessCompactionDetails {
 }
 
 /**
- * The entries a compaction plan needs: the path from the latest compaction's kept part (or the root) to the
- * leaf. Earlier entries are never parsed.
- */
-export function compactionBranch(session: Session, leafId: string | null): SessionEntry[] {
-  const path = session.getPath(leafId);
-  let start = 0;
-  for (let index = path.length - 1; index >= 0; index--) {
-    const ref = path[index]!;
-    if (ref.type !== "compaction") continue;
-    start = index;
-    const entry = ref.entry();
-    const firstKept = entry?.type === "compaction" ? entry.firstKeptEntryId : undefined;
-    for (let kept = index - 1; kept >= 0; kept--) {
-      if (path[kept]!.id === firstKept) {
-        start = kept;
-        break;
-      }
-    }
-    break;
-  }
-  const entries: SessionEntry[] = [];
-  for (let index = start; index < path.length; index++) {
-    const entry = path[index]!.entry();
-    if (entry !== undefined) entries.push(entry);
-  }
-  return entries;
-}
-
-/**
  * The compactions of one harness session: the check before every model call (docs/reference/harness.md),
  * compaction on demand and after an overflow — never two at once — and the fitting of every call's
  * messages to the window. It never changes the session's phase: `HarnessSession` reports `compaction`
@@ -90,6 +63,8 @@ export class SessionCompactor {
   private elidedBefore = false;
   /** The messages of the latest model call, as sent (for the size of a request an overflow refused). */
   private lastCall: readonly AgentMessage[] | undefined;
+  /** What prunes freed while the provider's last usage still counts the pruned results whole. */
+  private readonly prunedUsage = new PrunedUsage();
 
   constructor(private readonly context: SessionContext) {}
 
@@ -125,7 +100,10 @@ export class SessionCompactor {
     // whole transcript: estimate every message. With a learned window, the tool results cut for the larger
     // one are cut again to this window's tool-output budget, for this call.
     const learned = contextWindow < context.model.contextWindow;
-    const fullEstimate = this.elidedBefore || learned;
+    const fullEstimate =
+      this.elidedBefore ||
+      learned ||
+      this.prunedUsage.staleTokens(messages, estimateTranscriptTokens(messages)) > 0;
     const sent = learned ? refitToolResults(messages, budget.toolOutputTokens) : messages;
     const fit = fitContextToWindow(sent, { budgetTokens, entryIdOf, fullEstimate });
     if (fit.elided.length > 0) this.elidedBefore = true;
@@ -159,18 +137,46 @@ export class SessionCompactor {
     const { context } = this;
     const settings = context.compactionSettings();
     if (!settings.enabled) return undefined;
-    const estimate = withPendingMessages(estimateTranscriptTokens(transcript), pending);
+    const own = estimateTranscriptTokens(transcript);
+    const estimate = withPendingMessages(own, pending);
     // Usage a provider reported counts the system prompt and the tools; chars/4 of the messages does not.
     const fixed = estimate.lastUsageIndex === undefined ? context.overheadTokens() : 0;
-    const tokens = estimate.tokens + fixed;
+    const tokens = estimate.tokens + fixed - this.prunedUsage.staleTokens(transcript, own);
     if (!shouldCompact(tokens, context.contextWindow(), settings)) return undefined;
     if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
+    // The cheap layer first: old tool results to stubs. A summary only when that is not enough.
+    const pruned = settings.prune === false ? undefined : await this.prune(tokens - own.tokens);
+    if (pruned !== undefined && !shouldCompact(pruned.tokensAfter, context.contextWindow(), settings)) {
+      return pruned.messages;
+    }
     const outcome = await this.run("threshold", context.session.leafId, undefined, signal);
     if (outcome.kind !== "compacted") {
       this.retryAbove = tokens + Math.max(1, Math.floor(settings.keepRecentTokens / 8));
       return undefined;
     }
     return context.session.buildContext().messages as AgentMessage[];
+  }
+
+  /**
+   * Prunes old tool results (`pruneSession`: stubs that say how to `recall` them, a `prune` entry) and
+   * reports it as a `prune` event. Returns what it did, or undefined when there was nothing to prune.
+   */
+  private async prune(pendingTokens: number): Promise<Extract<PruneOutcome, { kind: "pruned" }> | undefined> {
+    const outcome = await pruneSession(this.context, { pendingTokens: Math.max(0, pendingTokens) });
+    if (outcome.kind !== "pruned") return undefined;
+    this.prunedUsage.record(outcome);
+    const results = outcome.count === 1 ? "1 old tool result" : `${outcome.count} old tool results`;
+    await this.context.events.emit({
+      type: "prune",
+      entryId: outcome.entryId,
+      count: outcome.count,
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      message:
+        `Pruned ${results} from the context (recall brings each back): context about ` +
+        `${tokens(outcome.tokensBefore)} → ${tokens(outcome.tokensAfter)} tokens.`,
+    });
+    return outcome;
   }
 
   /**

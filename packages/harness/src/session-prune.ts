@@ -1,8 +1,8 @@
 import type { AgentMessage } from "@arbor/agent-core";
 import { type ContextTokenEstimate, type NothingToPrune, planPrune } from "@arbor/compaction";
 import type { PruneEntry } from "@arbor/session-store";
+import { compactionBranch } from "./compaction-branch.js";
 import { estimateTranscriptTokens } from "./context-usage.js";
-import { compactionBranch } from "./session-compaction.js";
 import type { SessionContext } from "./session-context.js";
 
 /**

@@ -1,4 +1,4 @@
-import { type Model, parseContextLimit } from "@arbor/ai-providers";
+import { type Model, parseContextLimit, parseRequestedTokens } from "@arbor/ai-providers";
 import {
   budgetSettings,
   type CompactionSettings,
@@ -22,6 +22,11 @@ export interface ContextWindowRecord {
    * refused request (the server's window is smaller than that request), so the retry is smaller still.
    */
   estimated?: true;
+  /**
+   * The limit the error stated, when `contextWindow` differs from it: the server counts more tokens than the
+   * local estimate for the same request, and `contextWindow` is that limit in the estimate's units.
+   */
+  stated?: number;
 }
 
 /** The share of a refused request's estimated size taken as the window when the error states none. */
@@ -59,19 +64,29 @@ export class SessionWindow {
   /**
    * After an overflow error: the limit it states (`parseContextLimit`), or else 90% of `refusedTokens` (the
    * estimated size of the refused request, when known), becomes the session's window for this model when
-   * it is below the window in effect. Returns what to record, or undefined.
+   * it is below the window in effect. A stated limit is counted in the server's tokens: when the error also
+   * states the refused request's size (`parseRequestedTokens`) and that is more than the local estimate of
+   * it, the window is scaled to the estimate's units (`stated × estimate / requested`), so that a request the
+   * estimate says fits does fit. Returns what to record, or undefined.
    */
   learn(model: Model, errorMessage: string, refusedTokens?: number): ContextWindowRecord | undefined {
     const stated = parseContextLimit(errorMessage);
-    const bound =
-      stated === undefined && refusedTokens !== undefined && refusedTokens > 0
-        ? Math.floor(refusedTokens * REFUSED_REQUEST_SHARE)
-        : undefined;
-    const limit = stated ?? bound;
+    const known = refusedTokens !== undefined && refusedTokens > 0 ? refusedTokens : undefined;
+    let limit: number | undefined;
+    if (stated !== undefined) {
+      const requested = parseRequestedTokens(errorMessage);
+      limit =
+        requested !== undefined && known !== undefined && requested > known
+          ? Math.floor((stated * known) / requested)
+          : stated;
+    } else if (known !== undefined) {
+      limit = Math.floor(known * REFUSED_REQUEST_SHARE);
+    }
     if (limit === undefined || limit <= 0 || limit >= this.of(model)) return undefined;
     this.learnedWindows().set(windowKey(model), limit);
     const record: ContextWindowRecord = { provider: model.provider, modelId: model.id, contextWindow: limit };
     if (stated === undefined) record.estimated = true;
+    else if (limit !== stated) record.stated = stated;
     return record;
   }
 

@@ -17,7 +17,8 @@ import {
 
 /** A small window so that a tool loop crosses the threshold: compaction above 6,000 - 1,000 = 5,000 tokens. */
 const model = { contextWindow: 6000 };
-const compaction = { reserveTokens: 1000, keepRecentTokens: 1500 };
+/** Pruning off: these tests are about the summary (the window sweep and session-prune tests cover pruning). */
+const compaction = { reserveTokens: 1000, keepRecentTokens: 1500, prune: false };
 
 function startsWithSummary(context: Context): boolean {
   return textOf(context.messages[0]).startsWith(COMPACTION_SUMMARY_PREFIX);

@@ -59,18 +59,22 @@ describe.each(STORE_KINDS)("an overflow teaches the window (%s store)", (kind) =
     // One overflow taught the window; the threshold kept every later call within it.
     const over = provider.calls.filter((call) => tokensOf(call.context) > LIMIT);
     expect(over).toHaveLength(1);
-    expect(session.contextUsage().contextWindow).toBe(LIMIT);
+    // This server counts more tokens than the local estimate (it counts the JSON of the request): the window
+    // is the stated limit in the estimate's units, below it.
+    const window = session.contextUsage().contextWindow;
+    expect(window).toBeLessThanOrEqual(LIMIT);
+    expect(window).toBeGreaterThan(LIMIT * 0.6);
 
     const stored = await storedEntries(fixture.store, session.id);
     const learned = stored.filter(
       (entry): entry is CustomEntry => entry.type === "custom" && entry.customType === "arbor.context_window",
     );
     expect(learned).toHaveLength(1);
-    expect(learned[0]!.data).toMatchObject({ contextWindow: LIMIT, modelId: session.state.model.id });
+    expect(learned[0]!.data).toMatchObject({ contextWindow: window, stated: LIMIT, modelId: session.state.model.id });
 
     await session.close();
     const reopened = await harness.openSession(session.id);
-    expect(reopened.contextUsage().contextWindow).toBe(LIMIT);
+    expect(reopened.contextUsage().contextWindow).toBe(window);
   });
 
   it("takes 90% of the refused request as the window when an overflow states no limit, and finishes the run", async () => {
@@ -118,6 +122,7 @@ describe.each(STORE_KINDS)("an overflow teaches the window (%s store)", (kind) =
     expect(textOf(session.state.messages.at(-1))).toBe("All 1 parts read.");
     expect(provider.calls.filter((call) => tokensOf(call.context) > LIMIT)).toHaveLength(1);
     expect(tokensOf(provider.calls.at(-1)!.context)).toBeLessThanOrEqual(LIMIT);
-    expect(session.contextUsage().contextWindow).toBe(LIMIT);
+    // The stated limit, in the local estimate's units (this server counts the JSON of the request).
+    expect(session.contextUsage().contextWindow).toBeLessThanOrEqual(LIMIT);
   });
 });

@@ -110,6 +110,9 @@ export class SessionEventView {
       case "compaction_end":
         this.compactionEnd(event);
         return false;
+      case "prune":
+        view.notice("info", event.message);
+        return false;
       case "branch_summary":
         if (!moveExpected) {
           view.append({ kind: "branchSummary", summary: headLines(event.summary, SUMMARY_LINES, 200) });

@@ -153,6 +153,16 @@ export class JsonEventWriter {
       case "compaction_start":
         this.record({ type: "compaction_start", reason: event.reason, tokensBefore: event.tokensBefore });
         return;
+      case "prune":
+        this.record({
+          type: "prune",
+          entryId: event.entryId,
+          count: event.count,
+          tokensBefore: event.tokensBefore,
+          tokensAfter: event.tokensAfter,
+          message: event.message,
+        });
+        return;
       case "compaction_end": {
         const outcome = event.outcome;
         this.record({
