@@ -1,8 +1,16 @@
-import type { Model, StreamFn, StreamOptions, Usage } from "@arbor/ai-providers";
+import {
+  addUsage,
+  emptyUsage,
+  type Model,
+  type StreamFn,
+  type StreamOptions,
+  type Usage,
+} from "@arbor/ai-providers";
 import type { SessionEntry, SessionMessage } from "@arbor/session-store";
 import type { BranchSummaryDetails } from "./details.js";
 import { entryMessage } from "./entry-messages.js";
-import { FileOperationTracker, formatFileOperations } from "./file-operations.js";
+import { fallbackDigest } from "./fallback.js";
+import { FileOperationTracker } from "./file-operations.js";
 import { serializeMessage } from "./serialize.js";
 import { DEFAULT_COMPACTION_SETTINGS, DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
 import {
@@ -12,7 +20,8 @@ import {
   summarize,
   summaryOutputTokens,
 } from "./summarizer.js";
-import { boundSummary } from "./summary-bounds.js";
+import { fitSummary } from "./summary-fit.js";
+import { CHARS_PER_TOKEN } from "./token-estimate.js";
 
 /**
  * Branch summarization (docs/reference/compaction.md): when the user goes back to an earlier entry, the branch left
@@ -152,6 +161,8 @@ function branchMessages(
  * is summarized: a compaction inside the branch is skipped (its summary covers entries still on the new
  * path; the abandoned ones it covers are summarized from the entries themselves). File lists: the tool
  * calls of the branch plus those of the branch summaries inside it; appended to the text as in compaction.
+ * The summary is at most the output cap and never cut: one over it is replaced whole, as in `compact()`
+ * (`fitSummary`: file lists counted, a shorter summary asked for, the digest last).
  *
  * Contract: never throws for provider failures; resolves to `{ kind: "empty" }` when the entries hold no
  * message, `{ kind: "aborted" }` when `signal` fires.
@@ -192,17 +203,15 @@ export async function generateBranchSummary(
   }
   const selected = all.slice(first).map(({ message }) => message);
 
-  const outcome = await summarize({
-    kind: "branch",
-    messages: selected,
+  const common = {
     target,
     signal: options.signal,
     customInstructions: options.customInstructions,
-    maxOutputTokens,
     toolResultMaxChars,
     streamOptions: options.streamOptions,
     timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
-  });
+  };
+  const outcome = await summarize({ kind: "branch", messages: selected, maxOutputTokens, ...common });
   if (outcome.aborted || signalFired(options.signal)) {
     return {
       kind: "aborted",
@@ -216,11 +225,26 @@ export async function generateBranchSummary(
   const omitted = first;
   const note =
     omitted > 0 ? `\n\n(The ${omitted} oldest messages of the branch did not fit and were left out.)` : "";
+  const fitted = await fitSummary({
+    kind: "branch",
+    body: outcome.text,
+    incomplete: outcome.incomplete === true,
+    note,
+    fileOperations: operations,
+    maxChars: maxOutputTokens * CHARS_PER_TOKEN,
+    summarizer: common,
+    ...(outcome.fallback === undefined ? {} : { modelFailure: outcome.fallback.message }),
+    digest: (maxChars, reason) => fallbackDigest({ kind: "branch", reason, messages: selected, maxChars }),
+  });
+  const usage = addUsage(addUsage(emptyUsage(), outcome.usage), fitted.usage);
+  if (fitted.aborted || signalFired(options.signal)) {
+    return { kind: "aborted", message: "Branch summarization was aborted by the caller's signal.", usage };
+  }
   const covered = all;
   const details: BranchSummaryDetails = {
     readFiles: operations.readFiles,
     modifiedFiles: operations.modifiedFiles,
-    calls: outcome.calls,
+    calls: outcome.calls + fitted.calls,
     summarizerModel: `${target.model.provider}/${target.model.id}`,
   };
   const firstCovered = covered[0];
@@ -234,12 +258,11 @@ export async function generateBranchSummary(
   }
   if (omitted > 0) details.omittedMessages = omitted;
   if (outcome.fallback !== undefined) details.fallback = outcome.fallback;
-  const bounded = boundSummary(outcome.text + note, formatFileOperations(operations), maxOutputTokens * 4);
-  if (bounded.truncated || outcome.outputTruncated === true) details.summaryTruncated = true;
-  return {
-    kind: "summarized",
-    summary: bounded.text,
-    details,
-    usage: outcome.usage,
-  };
+  if (fitted.summaryShrunk !== undefined) details.summaryShrunk = fitted.summaryShrunk;
+  if (fitted.summarySizes !== undefined) details.summarySizes = fitted.summarySizes;
+  if (fitted.fileListsShortened !== undefined) details.fileListsShortened = fitted.fileListsShortened;
+  const digestShortened =
+    fitted.summaryShrunk === undefined ? outcome.digestShortened === true : fitted.digestShortened;
+  if (digestShortened) details.summaryTruncated = true;
+  return { kind: "summarized", summary: fitted.text, details, usage };
 }

@@ -7,7 +7,7 @@ import {
   type Usage,
 } from "@arbor/ai-providers";
 import type { CompactionDetails, SummaryFallback } from "./details.js";
-import { fallbackSummary } from "./fallback.js";
+import { fallbackDigest } from "./fallback.js";
 import { formatFileOperations, stripFileOperations } from "./file-operations.js";
 import type { CompactionPreparation } from "./prepare.js";
 import { DEFAULT_MAX_SUMMARIZER_CALLS, DEFAULT_SUMMARIZER_TIMEOUT_MS } from "./settings.js";
@@ -20,7 +20,8 @@ import {
   summarize,
   summaryOutputTokens,
 } from "./summarizer.js";
-import { boundSummary, shareSummaryBudget, summaryPieces } from "./summary-bounds.js";
+import { shareSummaryBudget, summaryPieces } from "./summary-bounds.js";
+import { fitSummary, stripFileCountLine } from "./summary-fit.js";
 import { CHARS_PER_TOKEN, tokensOfChars } from "./token-estimate.js";
 
 /** Options of {@link compact}. */
@@ -75,7 +76,10 @@ export type CompactOutcome = CompactionResult | CompactionAborted;
 /** Heading of the turn context in a split-turn summary. */
 export const TURN_CONTEXT_HEADING = "**Turn context (this turn continues in the kept messages):**";
 
-/** The history part of a summary when there is no history before a split turn. */
+/**
+ * The history part of a summary when there is no history before a split turn (left out, with the
+ * separator, when the summary must be shorter).
+ */
 const NO_HISTORY = "(No earlier history.)";
 
 /**
@@ -89,12 +93,14 @@ const NO_HISTORY = "(No earlier history.)";
  * - For a split turn, the turn's beginning is summarized with the turn-prefix prompt, in parallel, and the
  *   two are combined as `history + "\n\n---\n\n" + turn context`.
  * - Tool results (and similar bulk) are cut to `settings.toolResultMaxChars` in the summarizer's input.
- * - **Output cap**: the whole summary — history, turn context and file lists together — is at most
+ * - **Limit**: the whole summary — history, turn context and file lists together — is at most
  *   `summaryOutputTokens(model, reserveTokens)` (0.8 × `reserveTokens`, at most the model's `maxTokens` and a
- *   quarter of its window) by the chars/4 estimate, and smaller than what it replaces. Each call asks for
- *   its share as `maxTokens`; a response longer than that (a server that ignores `max_tokens`) is cut, and
- *   so is a summary still over the cap, with `details.summaryTruncated`. The file lists
- *   (`Files read: …` / `Files modified: …`) are appended after any cut.
+ *   quarter of its window) by the chars/4 estimate, and smaller than what it replaces
+ *   (`summarizedTokens - 1`). Each call asks for its share as `maxTokens`. A summary is never cut: one over
+ *   the limit, or stopped by the server at `max_tokens`, is replaced whole (`fitSummary`) — the file lists
+ *   (`Files read: …` / `Files modified: …`) become one count line or are left out first, then the
+ *   summarizer is asked for a shorter summary (at most two extra calls), then the deterministic digest is
+ *   used; `details.summaryShrunk`, `summarySizes` and `fileListsShortened` say which.
  * - When the model fails (an `error` or `aborted` response), returns no text, or a call does not answer
  *   within `settings.timeoutMs` (default 300,000 ms), a deterministic digest replaces what it did not
  *   summarize and `details.fallback` says why.
@@ -126,7 +132,9 @@ export async function compact(
   const historyCalls = splitTurn ? Math.max(1, callCap - 1) : callCap;
 
   const previous =
-    preparation.previousSummary === undefined ? undefined : stripFileOperations(preparation.previousSummary);
+    preparation.previousSummary === undefined
+      ? undefined
+      : stripFileOperations(stripFileCountLine(preparation.previousSummary));
   const historyRun: Promise<SummarizeOutcome> =
     preparation.messagesToSummarize.length > 0
       ? summarize({
@@ -156,7 +164,12 @@ export async function compact(
   if (history.aborted || turn?.aborted === true || signalFired(options.signal)) return aborted(usage);
 
   let body = history.text === "" ? NO_HISTORY : history.text;
-  if (turn !== undefined) body = `${body}\n\n---\n\n${TURN_CONTEXT_HEADING}\n\n${turn.text}`;
+  const alternatives: string[] = [];
+  if (turn !== undefined) {
+    const turnContext = `${TURN_CONTEXT_HEADING}\n\n${turn.text}`;
+    body = `${body}\n\n---\n\n${turnContext}`;
+    if (history.text === "") alternatives.push(turnContext);
+  }
 
   const details: CompactionDetails = {
     readFiles: preparation.fileOperations.readFiles,
@@ -173,13 +186,41 @@ export async function compact(
   const fallback = firstFallback(history, turn);
   if (fallback !== undefined) details.fallback = fallback;
 
-  // The summary never exceeds the output cap, and is always smaller than what it replaces.
+  // The summary never exceeds the output cap, and is always smaller than what it replaces: whole.
   const limitTokens = Math.max(0, Math.min(capTokens, preparation.summarizedTokens - 1));
-  const bounded = boundSummary(body, fileLists, limitTokens * CHARS_PER_TOKEN);
-  const summary = bounded.text;
-  if (bounded.truncated || history.outputTruncated === true || turn?.outputTruncated === true) {
-    details.summaryTruncated = true;
-  }
+  const failed = [history.fallback, turn?.fallback].find(
+    (failure) => failure !== undefined && failure.reason !== "call_cap",
+  );
+  const fitted = await fitSummary({
+    kind: "history",
+    body,
+    incomplete: history.incomplete === true || turn?.incomplete === true,
+    alternatives,
+    fileOperations: preparation.fileOperations,
+    maxChars: limitTokens * CHARS_PER_TOKEN,
+    summarizer: common,
+    ...(failed === undefined ? {} : { modelFailure: failed.message }),
+    digest: (maxChars, reason) =>
+      fallbackDigest({
+        kind: "history",
+        reason,
+        previousSummary: previous,
+        messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+        maxChars,
+      }),
+  });
+  addUsage(usage, fitted.usage);
+  if (fitted.aborted || signalFired(options.signal)) return aborted(usage);
+  details.calls += fitted.calls;
+  if (fitted.summaryShrunk !== undefined) details.summaryShrunk = fitted.summaryShrunk;
+  if (fitted.summarySizes !== undefined) details.summarySizes = fitted.summarySizes;
+  if (fitted.fileListsShortened !== undefined) details.fileListsShortened = fitted.fileListsShortened;
+  const digestShortened =
+    fitted.summaryShrunk === undefined
+      ? history.digestShortened === true || turn?.digestShortened === true
+      : fitted.digestShortened;
+  if (digestShortened) details.summaryTruncated = true;
+  const summary = fitted.text;
   const freed = preparation.summarizedTokens - tokensOfChars(summary.length);
   return {
     kind: "compacted",
@@ -211,14 +252,14 @@ async function resummarize(
     ...common,
   });
   if (outcome.aborted || outcome.fallback === undefined) return outcome;
-  const text = fallbackSummary({
+  const digest = fallbackDigest({
     kind: "history",
     reason: outcome.fallback.message,
     previousSummary: previous,
     messages: [],
     maxChars: maxOutputTokens * CHARS_PER_TOKEN,
   });
-  return { ...outcome, text };
+  return { ...outcome, text: digest.text, digestShortened: digest.shortened };
 }
 
 /** Smallest piece of a previous summary worth a call. */

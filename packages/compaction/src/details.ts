@@ -37,6 +37,46 @@ export interface SummaryFallback {
   part?: "history" | "turnPrefix";
 }
 
+/**
+ * How a summary that did not fit its limit was made to fit, whole (never by cutting text):
+ * `resummarized` — the summarizer wrote a shorter summary when asked for one of at most N tokens (one or
+ * two extra calls); `digest` — the deterministic digest (`fallbackDigest`) replaced it.
+ */
+export type SummaryShrunk = "resummarized" | "digest";
+
+/** The sizes behind `summaryShrunk`, in estimated tokens (`ceil(chars / 4)`). */
+export interface SummarySizes {
+  /**
+   * The summary as first written (for a compaction: the history summary and the split turn's context,
+   * with their separator; for a branch: the branch summary), without file lists or notes — the model's
+   * text, or the first pass's digest when the model failed.
+   */
+  writtenTokens: number;
+  /**
+   * The room for that text: the summary's limit less the file-list line(s) and the note kept beside it.
+   * The limit is the output cap, and for a compaction also `summarizedTokens - 1`.
+   */
+  limitTokens: number;
+  /** The text recorded instead: the shorter re-summary, or the digest. At most `limitTokens`. */
+  finalTokens: number;
+  /** Extra summarizer calls spent asking for a shorter summary (0–2; included in `calls`). */
+  shrinkCalls: number;
+  /**
+   * Why the digest was used (only with `summaryShrunk: "digest"`): `limit_too_small` — the room is under
+   * 64 tokens, too little to ask a model for (no call made); `still_too_long` — the shorter summaries
+   * asked for were still over the limit, or not whole (`stopReason: "length"`); `summarizer_failed` — a
+   * shortening call failed, or the summarizer had already failed on the first pass (see `fallback`).
+   */
+  digestReason?: "limit_too_small" | "still_too_long" | "summarizer_failed";
+}
+
+/**
+ * How the file lists were written into a summary whose limit had no room for them in full (the lists
+ * stay complete in `readFiles` / `modifiedFiles`): `counted` — replaced by one line,
+ * `N files read, M modified — see details`; `dropped` — left out, not even that line fitted.
+ */
+export type FileListsShortened = "counted" | "dropped";
+
 /** What every summary records. */
 export interface SummaryDetails extends FileOperations {
   /** The entries summarized by this summary (not counting those an earlier summary it folds in covered). */
@@ -48,8 +88,20 @@ export interface SummaryDetails extends FileOperations {
   /** The summarizing model, as `provider/model`. */
   summarizerModel?: string;
   /**
-   * True when the summary was cut: to the output cap (a summarizer that ignored `max_tokens`), or so that
-   * it stays smaller than what it replaces. The file lists are appended after the cut.
+   * Set when the summary first written was longer than its limit — the output cap, and for a compaction
+   * `summarizedTokens - 1` (a compaction always frees space) — or was not whole (the server stopped it at
+   * `max_tokens`), and was replaced whole: see {@link SummaryShrunk}. Absent: the summary as written fitted.
+   */
+  summaryShrunk?: SummaryShrunk;
+  /** The sizes before and after, when `summaryShrunk` is set. */
+  summarySizes?: SummarySizes;
+  /** Set when the file lists were not written in full into the summary's text (see {@link FileListsShortened}). */
+  fileListsShortened?: FileListsShortened;
+  /**
+   * True when the recorded summary is a deterministic digest that left out whole lines of a text it quotes
+   * (the summary so far, the last assistant message; a `(… N lines left out …)` line marks the place) or
+   * whole sections, to fit its limit. Text is never cut inside a line: not by the output cap, not to stay
+   * smaller than what the summary replaces.
    */
   summaryTruncated?: boolean;
 }

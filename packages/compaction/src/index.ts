@@ -43,9 +43,12 @@ export {
   type CoveredEntryIdsOptions,
   type CoveredSpan,
   coveredEntryIds,
+  type FileListsShortened,
   readCoveredSpan,
   type SummaryDetails,
   type SummaryFallback,
+  type SummaryShrunk,
+  type SummarySizes,
 } from "./details.js";
 export {
   type CompactionSettingAdjustment,
@@ -67,7 +70,14 @@ export {
   InvalidCompactionArgumentError,
   InvalidCompactionSettingsError,
 } from "./errors.js";
-export { type FallbackInput, fallbackSummary } from "./fallback.js";
+export {
+  type FallbackDigest,
+  type FallbackInput,
+  fallbackDigest,
+  fallbackSummary,
+  MINIMAL_DIGEST,
+  SHORT_DIGEST_HEADER,
+} from "./fallback.js";
 export {
   type FileOperations,
   FileOperationTracker,
@@ -92,6 +102,7 @@ export {
   SUMMARY_FORMAT,
   type SummaryKind,
   summaryInstructions,
+  summaryLengthRequest,
   summaryRequest,
   TURN_PREFIX_PROMPT,
   TURN_PREFIX_UPDATE_PROMPT,
@@ -132,6 +143,15 @@ export {
   shareSummaryBudget,
   summaryPieces,
 } from "./summary-bounds.js";
+export {
+  type FitSummaryInput,
+  type FittedSummary,
+  fileCountLine,
+  fitSummary,
+  MAX_SHRINK_CALLS,
+  MIN_RESUMMARY_TOKENS,
+  stripFileCountLine,
+} from "./summary-fit.js";
 export {
   CHARS_PER_TOKEN,
   type ContextTokenEstimate,

@@ -117,11 +117,32 @@ const PROMPTS: Record<SummaryKind, { first: string; update: string }> = {
   branch: { first: BRANCH_PROMPT, update: BRANCH_UPDATE_PROMPT },
 };
 
-/** The instructions of one call: the first-pass or UPDATE prompt of `kind`, plus the caller's focus. */
-export function summaryInstructions(kind: SummaryKind, update: boolean, customInstructions?: string): string {
+/**
+ * The sentence that asks for a summary of at most `targetTokens` tokens (a shortening pass: the summary
+ * written first was longer than it may be).
+ */
+export function summaryLengthRequest(targetTokens: number): string {
+  const tokens = Math.max(1, Math.floor(targetTokens));
+  return (
+    `Keep the whole summary to at most ${tokens} tokens (about ${tokens * 4} characters): shorten every ` +
+    "section and leave out the least important details first; never stop in the middle of a sentence."
+  );
+}
+
+/**
+ * The instructions of one call: the first-pass or UPDATE prompt of `kind`, plus the caller's focus, plus
+ * {@link summaryLengthRequest} when `targetTokens` is given.
+ */
+export function summaryInstructions(
+  kind: SummaryKind,
+  update: boolean,
+  customInstructions?: string,
+  targetTokens?: number,
+): string {
   const prompt = update ? PROMPTS[kind].update : PROMPTS[kind].first;
   const focus = customInstructions?.trim();
-  return focus ? `${prompt}\n\nThe user also asked for this focus: ${focus}` : prompt;
+  const focused = focus ? `${prompt}\n\nThe user also asked for this focus: ${focus}` : prompt;
+  return targetTokens === undefined ? focused : `${focused}\n\n${summaryLengthRequest(targetTokens)}`;
 }
 
 /**

@@ -14,21 +14,23 @@ import type { SessionMessage } from "@arbor/session-store";
 import { withDeadline } from "./call-deadline.js";
 import type { SummaryFallback } from "./details.js";
 import { InvalidCompactionArgumentError } from "./errors.js";
-import { fallbackSummary } from "./fallback.js";
+import { fallbackDigest, fallbackSummary } from "./fallback.js";
 import {
   SUMMARIZER_SYSTEM_PROMPT,
   type SummaryKind,
   summaryInstructions,
   summaryRequest,
 } from "./prompts.js";
-import { serializeMessage, truncateEnd, truncateMiddle } from "./serialize.js";
+import { serializeMessage, truncateMiddle } from "./serialize.js";
+import { completeLines } from "./summary-lines.js";
 import { CHARS_PER_TOKEN } from "./token-estimate.js";
 
 /**
  * The bounded summarizer: every call's input fits the summarizing model's window minus its output reserve
  * (by the chars/4 estimate, with a 3 % margin); a history too large for one call is cut into chunks, each
  * folded into the running summary with the UPDATE prompt; a failed or empty response switches to the
- * deterministic fallback for what is left.
+ * deterministic fallback for what is left. Responses are never cut: a summary longer than its limit is
+ * returned whole, for the caller to shrink (`fitSummary`).
  */
 
 /** The model that writes summaries and the function that streams from it. */
@@ -59,18 +61,20 @@ export function summaryOutputTokens(model: Model, reserveTokens: number): number
 
 /**
  * Characters of conversation one call can carry for a model, assuming the summary being updated is as
- * long as the output cap allows (the worst case of every call after the first).
+ * long as the output cap allows (the worst case of every call after the first). `targetTokens`: the
+ * calls ask for a summary of at most that many tokens (see `summaryLengthRequest`).
  */
 export function conversationBudgetChars(
   model: Model,
   maxOutputTokens: number,
   kind: SummaryKind,
   customInstructions?: string,
+  targetTokens?: number,
 ): number {
   const input = inputBudgetChars(model, maxOutputTokens);
   const fixed =
     SUMMARIZER_SYSTEM_PROMPT.length +
-    summaryRequest("", "", summaryInstructions(kind, true, customInstructions)).length +
+    summaryRequest("", "", summaryInstructions(kind, true, customInstructions, targetTokens)).length +
     maxOutputTokens * CHARS_PER_TOKEN;
   return Math.max(0, input - fixed);
 }
@@ -92,8 +96,13 @@ export interface SummarizeInput {
   target: SummarizerTarget;
   signal?: AbortSignal;
   customInstructions?: string;
-  /** The output cap of each call (see {@link summaryOutputTokens}). */
+  /** The output cap of each call (see {@link summaryOutputTokens}), sent as `maxTokens`. */
   maxOutputTokens: number;
+  /**
+   * Asks for a summary of at most this many tokens in the instructions (`summaryLengthRequest`): a
+   * shortening pass. Absent: the prompts name no length.
+   */
+  targetTokens?: number;
   /** Longest tool result and similar in the conversation text. */
   toolResultMaxChars: number;
   /** Further stream options (API key, reasoning, headers); `signal` and `maxTokens` are set here. */
@@ -115,7 +124,11 @@ export interface SummarizeInput {
 export interface SummarizeOutcome {
   /** True when the caller's signal fired; `text` is then the summary so far and must not be used. */
   aborted: boolean;
-  /** The summary: the model's, or the model's so far followed by the deterministic digest of the rest. */
+  /**
+   * The summary: the model's last response, whole (it may be longer than `maxOutputTokens × 4` characters
+   * when the server ignored `max_tokens`), or the deterministic digest of what the model did not summarize,
+   * with the model's summary so far.
+   */
   text: string;
   /** Summarizer calls made (including failed ones and overflow retries). */
   calls: number;
@@ -123,10 +136,12 @@ export interface SummarizeOutcome {
   usage: Usage;
   fallback?: SummaryFallback;
   /**
-   * True when a response was longer than `maxOutputTokens` (a server that ignores `max_tokens`) and was cut
-   * to it: `text` never exceeds `maxOutputTokens × 4` characters.
+   * True when `text` is the model's response and the server stopped it at `max_tokens`
+   * (`stopReason: "length"`): it may end mid-sentence, so it is not a whole summary whatever its length.
    */
-  outputTruncated?: boolean;
+  incomplete?: boolean;
+  /** True when `text` is a digest that left out whole lines or sections to fit (see `fallbackDigest`). */
+  digestShortened?: boolean;
   /** Oldest messages condensed by the deterministic digest because of `maxCalls` (absent: none). */
   digestedMessages?: number;
 }
@@ -161,18 +176,22 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     );
   }
   const usage = emptyUsage();
-  let outputTruncated = false;
+  let incomplete = false;
   let digestedMessages = 0;
   const outcome = (text: string, calls: number, fallback?: SummaryFallback): SummarizeOutcome => {
     const result: SummarizeOutcome = { aborted: false, text, calls, usage };
     if (fallback !== undefined) result.fallback = fallback;
-    if (outputTruncated) result.outputTruncated = true;
+    if (incomplete && fallback === undefined) result.incomplete = true;
     if (digestedMessages > 0) result.digestedMessages = digestedMessages;
     return result;
   };
   if (signalFired(input.signal)) return { aborted: true, text: "", calls: 0, usage };
 
   let running = input.initialSummary;
+  // The running summary as the next call is shown it: a response longer than the output cap is shown cut
+  // to it (the calls were planned for summaries of that size); `running` itself stays whole.
+  let shown = running;
+  const maxChars = input.maxOutputTokens * CHARS_PER_TOKEN;
   let calls = 0;
   let next = 0;
   const inputChars = inputBudgetChars(model, input.maxOutputTokens);
@@ -188,6 +207,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
       input.maxOutputTokens,
       input.kind,
       input.customInstructions,
+      input.targetTokens,
     );
     const stopped = carriedItems(
       input.messages,
@@ -204,8 +224,9 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
         reason: `the history before the last ${maxCalls} summarizer call${maxCalls === 1 ? "" : "s"} (the call cap)`,
         previousSummary: running,
         messages: input.messages.slice(0, digestedMessages),
-        maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
+        maxChars,
       });
+      shown = running;
     }
   } else {
     input.messages.forEach((message, index) => {
@@ -220,25 +241,33 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     const fallback: SummaryFallback = { reason, message };
     if (reason !== "window_too_small") fallback.call = calls;
     const rest = next < items.length ? input.messages.slice(itemMessage[next]) : [];
-    const text = fallbackSummary({
+    const digest = fallbackDigest({
       kind: input.kind,
       reason: message,
-      previousSummary: running,
+      // A summary the server stopped at `max_tokens` is quoted without its last, unfinished line.
+      previousSummary: incomplete && running !== undefined ? completeLines(running) : running,
       messages: rest,
-      maxChars: input.maxOutputTokens * CHARS_PER_TOKEN,
+      maxChars,
     });
-    return outcome(text, calls, fallback);
+    const result = outcome(digest.text, calls, fallback);
+    if (digest.shortened) result.digestShortened = true;
+    return result;
   };
 
   while (next < items.length) {
     const update = running !== undefined;
-    const instructions = summaryInstructions(input.kind, update, input.customInstructions);
+    const instructions = summaryInstructions(
+      input.kind,
+      update,
+      input.customInstructions,
+      input.targetTokens,
+    );
     const fixed =
       SUMMARIZER_SYSTEM_PROMPT.length + summaryRequest("", update ? "" : undefined, instructions).length;
     const shownSummary =
-      running === undefined
+      shown === undefined
         ? undefined
-        : truncateMiddle(running, Math.floor(Math.max(0, inputChars - fixed) / 2));
+        : truncateMiddle(shown, Math.floor(Math.max(0, inputChars - fixed) / 2));
     const available = inputChars - fixed - (shownSummary?.length ?? 0);
     if (available < MIN_CONVERSATION_CHARS) {
       return useFallback(
@@ -302,14 +331,11 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
     if (response.stopReason === "aborted") {
       return useFallback("model_aborted", response.errorMessage ?? "the summarizer's response was aborted");
     }
-    let text = responseText(response);
+    const text = responseText(response);
     if (text === "") return useFallback("empty_summary", "the summarizer returned no text");
-    const maxChars = input.maxOutputTokens * CHARS_PER_TOKEN;
-    if (text.length > maxChars) {
-      text = truncateEnd(text, maxChars);
-      outputTruncated = true;
-    }
+    incomplete = response.stopReason === "length";
     running = text;
+    shown = text.length > maxChars ? truncateMiddle(text, maxChars) : text;
     next += taken;
   }
   return outcome(running ?? "", calls);

@@ -3,8 +3,8 @@ import { truncateEnd, truncateMiddle } from "./serialize.js";
 
 /**
  * The limits every summary is held to: the output cap of a compaction (shared by the two parts of a split
- * turn and the file lists), cuts that keep the file lists, and the pieces an over-long previous summary is
- * re-summarized in.
+ * turn and the file lists), and the pieces an over-long summary is re-summarized in. How a summary over its
+ * limit is made to fit — whole — is `fitSummary` (summary-fit.ts).
  */
 
 /** Most summarizer calls spent re-summarizing an over-long previous summary; longer ones are cut first. */
@@ -43,6 +43,9 @@ export function shareSummaryBudget(
  * they alone are that long.
  *
  * Contract: pure; the result never exceeds `maxChars` (for `maxChars` ≥ 0).
+ *
+ * @deprecated It cuts text mid-word. `compact()` and `generateBranchSummary()` no longer use it: they
+ * shrink a summary whole with `fitSummary` (a shorter re-summary, else the deterministic digest).
  */
 export function boundSummary(
   body: string,
@@ -58,12 +61,17 @@ export function boundSummary(
 
 /**
  * An over-long summary as messages to summarize again: pieces of at most `pieceChars` characters, cut at
- * line ends where possible, at most {@link MAX_RESUMMARY_CALLS} of them (a longer text loses its middle
- * first, with a marker).
+ * line ends where possible, at most `maxPieces` of them (default {@link MAX_RESUMMARY_CALLS}; a longer
+ * text loses its middle first, with a marker). These cuts are in the summarizer's input only.
  */
-export function summaryPieces(summary: string, pieceChars: number, timestamp: number): SessionMessage[] {
+export function summaryPieces(
+  summary: string,
+  pieceChars: number,
+  timestamp: number,
+  maxPieces: number = MAX_RESUMMARY_CALLS,
+): SessionMessage[] {
   const size = Math.max(1, Math.floor(pieceChars));
-  const text = truncateMiddle(summary, size * MAX_RESUMMARY_CALLS);
+  const text = truncateMiddle(summary, size * Math.max(1, Math.floor(maxPieces)));
   const pieces: SessionMessage[] = [];
   let start = 0;
   while (start < text.length) {

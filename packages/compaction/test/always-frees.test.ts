@@ -53,7 +53,7 @@ afterEach(() => {
 });
 
 describe("the output cap", () => {
-  it("holds a summarizer that ignores max_tokens to the cap, file lists appended after the cut", async () => {
+  it("holds a summarizer that ignores max_tokens to the cap: its summary is replaced whole, file lists kept", async () => {
     const { session, ...builders } = await newSession();
     for (let turn = 1; turn <= 40; turn++)
       appendTurn(session, builders, turn, { size: 8000, edit: `src/edit-${turn}.ts` });
@@ -65,7 +65,17 @@ describe("the output cap", () => {
 
     const cap = summaryOutputTokens(enormous.model, settings.reserveTokens);
     expect(Math.ceil(result.summary.length / 4)).toBeLessThanOrEqual(cap);
-    expect(result.details.summaryTruncated).toBe(true);
+    // Asked twice for a shorter summary, it answered 2,000,000 characters again: the digest replaced it.
+    expect(result.details.summaryShrunk).toBe("digest");
+    expect(result.details.summarySizes).toMatchObject({ shrinkCalls: 2, digestReason: "still_too_long" });
+    expect(result.details.summarySizes!.writtenTokens).toBeGreaterThanOrEqual(500_000);
+    expect(result.details.summarySizes!.finalTokens).toBeLessThanOrEqual(
+      result.details.summarySizes!.limitTokens,
+    );
+    expect(result.summary).not.toContain("characters omitted");
+    expect(
+      result.summary.startsWith("[Automatic digest: the summarizer could not be used (its summary"),
+    ).toBe(true);
     expect(result.summary.endsWith(formatFileOperations(plan.fileOperations))).toBe(true);
     expect(result.summary).toContain("Files modified: src/edit-1.ts, src/edit-10.ts");
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
