@@ -86,9 +86,14 @@ describe("arbor --mode json", () => {
   });
 
   it("exits 1 when the final message is an error, and says so in the result line", async () => {
-    anthropic = await startFakeAnthropicServer([
-      { kind: "error", status: 400, body: anthropicErrorBody("invalid_request_error", "prompt is too long") },
-    ]);
+    // An overflow that states no limit: the window is taken as 90% of the refused request and the request
+    // retried once, smaller; refused again, the run ends with the error.
+    const tooLong = {
+      kind: "error",
+      status: 400,
+      body: anthropicErrorBody("invalid_request_error", "prompt is too long"),
+    } as const;
+    anthropic = await startFakeAnthropicServer([tooLong, tooLong]);
     const box = sandbox();
     const run = await runArbor(
       box,

@@ -128,7 +128,8 @@ describe("arbor --mode rpc", () => {
       entryId: string;
     };
     expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
-    expect(outcome.summary).toContain("## Goal");
+    // So short a history leaves a summary no room (it must be smaller than what it replaces): the digest.
+    expect(outcome.summary).toMatch(/## Goal|Condensed without a model/);
     expect(client.lines.some((line) => line.type === "compaction_end" && line.outcome === "compacted")).toBe(
       true,
     );

@@ -40,22 +40,28 @@ function text(content: unknown): string {
  */
 function model(request: OpenAIWireRequest): OpenAIWireReply {
   const messages = (request.body?.messages ?? []) as ChatMessage[];
+  // The usage a real server reports: what it counted for the request.
+  const usage = { prompt: estimatedRequestTokens(request), completion: 10 };
   const system = text(messages.find((message) => message.role === "system")?.content);
   if (system.startsWith("You write summaries")) {
-    return { kind: "sse", frames: chatFrames(chatTextChunks("## Goal\nRead the files one by one.")) };
+    return {
+      kind: "sse",
+      frames: chatFrames(chatTextChunks("## Goal\nRead the files one by one.", { usage })),
+    };
   }
   const last = messages.at(-1);
   if (last?.role === "tool") {
     const read = /file (\d+) line/.exec(text(last.content))?.[1] ?? "?";
-    return { kind: "sse", frames: chatFrames(chatTextChunks(`file ${read} read`)) };
+    return { kind: "sse", frames: chatFrames(chatTextChunks(`file ${read} read`, { usage })) };
   }
   const file = /read file (\d+)/.exec(text(last?.content))?.[1] ?? "0";
   return {
     kind: "sse",
     frames: chatFrames(
-      chatToolCallChunks([
-        { id: `call_${file}_${messages.length}`, name: "read", arguments: { path: `file${file}.txt` } },
-      ]),
+      chatToolCallChunks(
+        [{ id: `call_${file}_${messages.length}`, name: "read", arguments: { path: `file${file}.txt` } }],
+        { usage },
+      ),
     ),
   };
 }

@@ -303,6 +303,15 @@ export class SessionCompactor {
       if (plan.kind === "ready" && smaller.kind !== "ready") break;
       plan = smaller;
     }
+    // A summary that would replace next to nothing costs calls and frees nothing: the request's own steps
+    // (tool results cut to the budget, elision) are what helps then.
+    if (
+      plan.kind === "ready" &&
+      !plan.resummarizesPrevious &&
+      plan.summarizedTokens < minimumSummarized(plan.tokensBefore)
+    ) {
+      return { kind: "nothing_to_compact", reason: "nothing_to_free", tokensBefore: plan.tokensBefore };
+    }
     return plan;
   }
 
@@ -421,6 +430,14 @@ export class SessionCompactor {
       fromHook: custom !== undefined,
     });
   }
+}
+
+/**
+ * The least a threshold or overflow compaction must summarize to be worth its calls: 5% of the context, at
+ * least 100 tokens.
+ */
+function minimumSummarized(tokensBefore: number): number {
+  return Math.max(100, Math.floor(tokensBefore * 0.05));
 }
 
 /** A compaction outcome before its plain-words `message`. */

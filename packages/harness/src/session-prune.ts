@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@arbor/agent-core";
-import { type ContextTokenEstimate, type NothingToPrune, planPrune } from "@arbor/compaction";
-import type { PruneEntry } from "@arbor/session-store";
+import { type ContextTokenEstimate, estimateTokens, type NothingToPrune, planPrune } from "@arbor/compaction";
+import type { PruneEntry, SessionMessage } from "@arbor/session-store";
 import { compactionBranch } from "./compaction-branch.js";
 import { estimateTranscriptTokens } from "./context-usage.js";
 import type { SessionContext } from "./session-context.js";
@@ -97,15 +97,22 @@ export async function pruneSession(context: PruneContext, request: PruneRequest 
   }
   const before = session.buildContext().messages as AgentMessage[];
   const anchorIndex = estimateTranscriptTokens(before).lastUsageIndex;
+  // The plan counts a pruned result whole; when the usage that anchors its estimate counted it cut (a result
+  // refitted or elided for a request), that would free more than was sent. The context after the prune is at
+  // least its stored messages' chars/4 less what the stubs free.
+  let stored = 0;
+  for (const message of before) stored += estimateTokens(message as unknown as SessionMessage);
+  const tokensAfter = Math.min(plan.tokensBefore, Math.max(plan.tokensAfter, stored - plan.freedTokens, 0));
+  const freedTokens = plan.tokensBefore - tokensAfter;
   const details: HarnessPruneDetails = {
-    freedTokens: plan.freedTokens,
+    freedTokens,
     targetTokens,
     keepRecentTokens: budget.keepRecentTokens,
   };
   const entry: PruneEntry = session.appendPrune({
     entryIds: plan.entryIds,
     tokensBefore: plan.tokensBefore,
-    tokensAfter: plan.tokensAfter,
+    tokensAfter,
     details,
   });
   writer.track([entry]);
@@ -117,8 +124,8 @@ export async function pruneSession(context: PruneContext, request: PruneRequest 
     entryIds: plan.entryIds,
     count: plan.entryIds.length,
     tokensBefore: plan.tokensBefore,
-    tokensAfter: plan.tokensAfter,
-    freedTokens: plan.freedTokens,
+    tokensAfter,
+    freedTokens,
     saved,
     messages: session.buildContext().messages as AgentMessage[],
     usageAnchor: anchorIndex === undefined ? undefined : before[anchorIndex],

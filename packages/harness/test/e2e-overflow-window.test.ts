@@ -70,7 +70,11 @@ describe.each(STORE_KINDS)("an overflow teaches the window (%s store)", (kind) =
       (entry): entry is CustomEntry => entry.type === "custom" && entry.customType === "arbor.context_window",
     );
     expect(learned).toHaveLength(1);
-    expect(learned[0]!.data).toMatchObject({ contextWindow: window, stated: LIMIT, modelId: session.state.model.id });
+    expect(learned[0]!.data).toMatchObject({
+      contextWindow: window,
+      stated: LIMIT,
+      modelId: session.state.model.id,
+    });
 
     await session.close();
     const reopened = await harness.openSession(session.id);

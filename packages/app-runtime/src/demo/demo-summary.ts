@@ -61,11 +61,39 @@ function bullets(items: readonly string[], checkbox = ""): string {
 }
 
 /**
- * A summary of the conversation in a summarizer request, in the format the request asks for.
+ * A summary of the conversation in a summarizer request, in the format the request asks for (and within the
+ * length it asks for, in whole lines, when it asks for one).
  *
  * Contract: pure, deterministic; O(request length).
  */
 export function demoSummary(requestText: string): string {
+  const summary = fullDemoSummary(requestText);
+  const asked = /at most [\d,]+ tokens \(about ([\d,]+) characters\)/.exec(requestText);
+  return asked === null ? summary : wholeLinesWithin(summary, Number(asked[1]!.replaceAll(",", "")));
+}
+
+/**
+ * The first lines of `text` that fit in `maxChars` (at least the first line, cut to it), as a model asked for
+ * a shorter summary writes one: whole lines, never a sentence stopped in the middle.
+ */
+function wholeLinesWithin(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  let length = 0;
+  for (const line of lines) {
+    if (length + line.length + 1 > maxChars) break;
+    kept.push(line);
+    length += line.length + 1;
+  }
+  while (kept.length > 0 && kept.at(-1)!.trim() === "") kept.pop();
+  if (kept.length > 0) return kept.join("\n");
+  const first = lines[0] ?? "";
+  const space = first.lastIndexOf(" ", maxChars);
+  return space > 0 ? first.slice(0, space) : first.slice(0, Math.max(1, maxChars));
+}
+
+function fullDemoSummary(requestText: string): string {
   const request = parseRequest(requestText);
   const requests = linesWith(request.conversation, "[User]: ").map((line) => clipLine(line, 120));
   const toolCalls = linesWith(request.conversation, "[Assistant tool call]: ").map((line) =>

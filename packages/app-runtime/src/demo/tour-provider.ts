@@ -25,8 +25,17 @@ export const TOUR_MODEL: Model = demoModel({
   maxTokens: 4_096,
 });
 
-/** The tour's compaction settings: compact above 10,000 − 3,000 tokens, keep about 2,000 verbatim. */
-export const TOUR_COMPACTION = { reserveTokens: 3_000, keepRecentTokens: 2_000 } as const;
+/**
+ * The tour's compaction settings: compact above 10,000 − 2,500 tokens, keep about 2,000 verbatim, let the
+ * build log through whole (its tool-output budget is 4,000 tokens, not the window's 1,000), and summarize at
+ * once (no pruning), so that the tour shows a compaction.
+ */
+export const TOUR_COMPACTION = {
+  reserveTokens: 2_500,
+  keepRecentTokens: 2_000,
+  toolOutputTokens: 4_000,
+  prune: false,
+} as const;
 
 /** The label the tour puts on the point it later returns to. */
 export const TOUR_LABEL = "friendly greeting";
