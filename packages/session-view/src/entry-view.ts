@@ -284,7 +284,9 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
         parts: [],
       };
     }
-    case "custom":
+    case "custom": {
+      const output = toolOutputSummary(record.customType, record.data);
+      if (output !== undefined) return { ...base, kind: "info", label: output, meta: [], parts: [] };
       return {
         ...base,
         kind: "info",
@@ -292,6 +294,7 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
         meta: [],
         parts: record.data === undefined ? [] : [{ kind: "data", value: record.data }],
       };
+    }
     case "custom_message":
       return {
         ...base,
@@ -366,4 +369,17 @@ export function previewView(view: EntryView, max = 80): string {
     if (line !== "") body = body === "" ? line : `${body} ${line}`;
   }
   return clipText(singleLine(body === "" ? head : `${head}: ${body}`), max);
+}
+
+/**
+ * One line for the harness's `arbor.tool_output` entry (the whole output of a tool call whose result reached
+ * the model cut): what it keeps, not the megabytes themselves (`recall` with the call's id reads them).
+ */
+function toolOutputSummary(customType: unknown, data: unknown): string | undefined {
+  if (customType !== "arbor.tool_output" || typeof data !== "object" || data === null) return undefined;
+  const { toolName, toolCallId, totalChars } = data as Record<string, unknown>;
+  if (typeof totalChars !== "number") return undefined;
+  const tool = typeof toolName === "string" ? toolName : "a tool";
+  const call = typeof toolCallId === "string" ? ` (call ${toolCallId})` : "";
+  return `whole output of ${tool}${call}: ${totalChars.toLocaleString("en-US")} characters, kept for recall`;
 }

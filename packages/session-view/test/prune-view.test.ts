@@ -59,3 +59,26 @@ describe("a prune entry in the views", () => {
     expect(session.buildContext().prunedEntryIds).toEqual([result.id]);
   });
 });
+
+describe("the whole output of a cut tool result in the views", () => {
+  test("shows as one line naming the tool, the call and its size, not the text", async () => {
+    const session = await Session.create(new MemorySessionStore(), { cwd: "/project" });
+    session.appendMessage({ role: "user", content: "Read big.log", timestamp: 1 });
+    const text = "x".repeat(51_249);
+    const entry = session.appendCustom("arbor.tool_output", {
+      toolCallId: "call_7",
+      toolName: "read",
+      text,
+      totalChars: text.length,
+    });
+    const view = viewEntry(session.getEntry(entry.id), {
+      id: entry.id,
+      type: "custom",
+      parentId: entry.parentId,
+    });
+    expect(view).toMatchObject({
+      label: "whole output of read (call call_7): 51,249 characters, kept for recall",
+      parts: [],
+    });
+  });
+});
