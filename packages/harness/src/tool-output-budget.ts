@@ -196,7 +196,10 @@ export function budgetToolResult(
   const next: AfterToolCallResult = { ...patch, content: limited.content };
   if (details === undefined) next.details = { outputCut: limited.cut };
   else if (typeof details === "object" && details !== null && !Array.isArray(details)) {
-    next.details = { ...details, outputCut: limited.cut };
+    next.details = {
+      ...withoutLargeStructuredContent(details, toolOutputChars(maxTokens)),
+      outputCut: limited.cut,
+    };
   }
   const record: ToolOutputRecord = {
     toolCallId: call.toolCall.id,
@@ -206,6 +209,18 @@ export function budgetToolResult(
   };
   if (limited.leftOut !== undefined && limited.leftOut.length > 0) record.images = limited.leftOut;
   return { patch: next, record };
+}
+
+/**
+ * Details without an MCP result's `structuredContent` when its JSON is longer than the budget: it repeats
+ * the output (kept whole in the {@link TOOL_OUTPUT_ENTRY} entry), and the result message is read whenever
+ * the context is built. `structuredContentLeftOut` gives its size.
+ */
+function withoutLargeStructuredContent(details: object, maxChars: number): object {
+  if (!("structuredContent" in details)) return details;
+  const { structuredContent, ...rest } = details as { structuredContent: unknown };
+  const chars = JSON.stringify(structuredContent ?? null)?.length ?? 0;
+  return chars <= maxChars ? details : { ...rest, structuredContentLeftOut: chars };
 }
 
 /** Reads a {@link ToolOutputRecord} from a custom entry's data; undefined when it is not one. */

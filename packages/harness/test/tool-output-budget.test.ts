@@ -145,4 +145,14 @@ describe("budgetToolResult", () => {
     // Under the budget: the hooks' patch as it was.
     expect(budgetToolResult(call({ a: 1 }), undefined, 1_000)).toEqual({ patch: undefined });
   });
+
+  it("leaves out an MCP structuredContent larger than the budget (it repeats the output kept whole)", () => {
+    const large = budgetToolResult(call({ structuredContent: { rows: "r".repeat(1_000) } }), undefined, 50);
+    expect(large.patch?.details).toEqual({
+      structuredContentLeftOut: 1_011,
+      outputCut: { totalChars: 1_000, shownChars: 200, nextOffset: 160 },
+    });
+    const small = budgetToolResult(call({ structuredContent: { ok: true } }), undefined, 50);
+    expect(small.patch?.details).toMatchObject({ structuredContent: { ok: true } });
+  });
 });
