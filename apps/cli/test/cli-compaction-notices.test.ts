@@ -46,6 +46,8 @@ describe("compaction notices on stderr", { timeout: 120_000 }, () => {
     expect(tokens(threshold)).toBeLessThan(6000);
     expect(from).toBe(before);
     expect(tokens(to)).toBeLessThan(tokens(from));
+    // A compaction leaves at most 60% of the window (the budget's target).
+    expect(tokens(to)).toBeLessThanOrEqual(6000 * 0.6);
     expect(run.stdout.trim().split(/\s+/)).toHaveLength(20);
   });
 
