@@ -34,8 +34,13 @@ const LIMIT_PATTERNS: readonly RegExp[] = [
  * Contract: pure; never throws; returns a positive integer or `undefined`.
  */
 export function parseContextLimit(text: string): number | undefined {
+  return firstCount(LIMIT_PATTERNS, text);
+}
+
+/** The first positive count one of `patterns` captures in an overflow error text (commas allowed). */
+function firstCount(patterns: readonly RegExp[], text: string): number | undefined {
   if (!isContextOverflowText(text)) return undefined;
-  for (const pattern of LIMIT_PATTERNS) {
+  for (const pattern of patterns) {
     const match = pattern.exec(text);
     if (match === null) continue;
     const value = Number.parseInt(match[1]!.replaceAll(",", ""), 10);
@@ -61,12 +66,5 @@ const REQUESTED_PATTERNS: readonly RegExp[] = [
  * Contract: pure; never throws; returns a positive integer or `undefined`.
  */
 export function parseRequestedTokens(text: string): number | undefined {
-  if (!isContextOverflowText(text)) return undefined;
-  for (const pattern of REQUESTED_PATTERNS) {
-    const match = pattern.exec(text);
-    if (match === null) continue;
-    const value = Number.parseInt(match[1]!.replaceAll(",", ""), 10);
-    if (Number.isSafeInteger(value) && value > 0) return value;
-  }
-  return undefined;
+  return firstCount(REQUESTED_PATTERNS, text);
 }

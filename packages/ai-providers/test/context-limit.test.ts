@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseContextLimit } from "../src/index.js";
+import { parseContextLimit, parseRequestedTokens } from "../src/index.js";
 
 describe("parseContextLimit", () => {
   it.each([
@@ -36,5 +36,24 @@ describe("parseContextLimit", () => {
     ).toBeUndefined();
     expect(parseContextLimit("maximum context length is 0 tokens")).toBeUndefined();
     expect(parseContextLimit("")).toBeUndefined();
+  });
+});
+
+describe("parseRequestedTokens", () => {
+  it.each([
+    ["prompt is too long: 213,462 tokens > 200000 maximum", 213_462],
+    ["This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", 9000],
+    [
+      "This model's maximum context length is 4096 tokens. However, your messages resulted in 4500 tokens.",
+      4500,
+    ],
+    ["input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000", 198_000],
+  ])("reads the refused request's size from %j", (text, size) => {
+    expect(parseRequestedTokens(text)).toBe(size);
+  });
+
+  it("returns undefined when the overflow states no size, and for texts that are no overflow", () => {
+    expect(parseRequestedTokens("context_length_exceeded")).toBeUndefined();
+    expect(parseRequestedTokens("you requested 9000 tokens of quota")).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import type { CompactionEntry, SessionEntry, SessionMessage } from "@arbor/session-store";
+import { contextSpan } from "./context-span.js";
 import { findCutPoint } from "./cut-point.js";
 import type { CoveredSpan } from "./details.js";
 import { compactionSummaryMessage, entryMessage } from "./entry-messages.js";
@@ -106,23 +107,7 @@ export function prepareCompaction(
   const end = branchEntries.length;
   if (end === 0) return { kind: "nothing_to_compact", reason: "empty_branch", tokensBefore: 0 };
 
-  let previousIndex = -1;
-  for (let index = end - 1; index >= 0; index--) {
-    if (branchEntries[index]!.type === "compaction") {
-      previousIndex = index;
-      break;
-    }
-  }
-  const previous = previousIndex >= 0 ? (branchEntries[previousIndex] as CompactionEntry) : undefined;
-  let regionStart = previousIndex + 1;
-  if (previous !== undefined && previous.firstKeptEntryId !== previous.id) {
-    for (let index = previousIndex - 1; index >= 0; index--) {
-      if (branchEntries[index]!.id === previous.firstKeptEntryId) {
-        regionStart = index;
-        break;
-      }
-    }
-  }
+  const { previous, regionStart } = contextSpan(branchEntries);
 
   // Each message is estimated once: for tokensBefore and for what the summary replaces.
   const messages: (SessionMessage | undefined)[] = new Array(end);

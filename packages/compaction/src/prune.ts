@@ -1,9 +1,5 @@
-import {
-  type CompactionEntry,
-  prunedToolResult,
-  type SessionEntry,
-  type SessionMessage,
-} from "@arbor/session-store";
+import { prunedToolResult, type SessionEntry, type SessionMessage } from "@arbor/session-store";
+import { contextSpan } from "./context-span.js";
 import { compactionSummaryMessage, entryMessage } from "./entry-messages.js";
 import { contextTokensWith, estimateTokens } from "./token-estimate.js";
 
@@ -122,23 +118,7 @@ export function planPrune(branchEntries: readonly SessionEntry[], options: Prune
     return { kind: "nothing_to_prune", reason: "empty_branch", tokensBefore: pending, freedTokens: 0 };
 
   // 1. The span of the context: the latest compaction's kept part (or the root) to the leaf.
-  let previousIndex = -1;
-  for (let index = end - 1; index >= 0; index--) {
-    if (branchEntries[index]!.type === "compaction") {
-      previousIndex = index;
-      break;
-    }
-  }
-  const previous = previousIndex >= 0 ? (branchEntries[previousIndex] as CompactionEntry) : undefined;
-  let regionStart = previousIndex + 1;
-  if (previous !== undefined && previous.firstKeptEntryId !== previous.id) {
-    for (let index = previousIndex - 1; index >= 0; index--) {
-      if (branchEntries[index]!.id === previous.firstKeptEntryId) {
-        regionStart = index;
-        break;
-      }
-    }
-  }
+  const { previous, regionStart } = contextSpan(branchEntries);
 
   // The first prune of the span naming each entry before it (as `buildContext` applies them).
   const seen = new Map<string, number>();
