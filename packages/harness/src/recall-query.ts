@@ -174,8 +174,14 @@ function overview(
     if (recallable.summaryId !== summaryId) {
       summaryId = recallable.summaryId;
       const summary = scope.summaries.find((candidate) => candidate.id === summaryId);
-      const kind = summary?.type === "branch_summary" ? "Branch summary" : "Compaction";
-      const heading = `${kind} ${summaryId} (${summary?.timestamp}) replaced ${entries(counts.get(summaryId) ?? 0)}:`;
+      const kind =
+        summary?.type === "branch_summary"
+          ? "Branch summary"
+          : summary?.type === "prune"
+            ? "Prune"
+            : "Compaction";
+      const did = summary?.type === "prune" ? "made stubs of" : "replaced";
+      const heading = `${kind} ${summaryId} (${summary?.timestamp}) ${did} ${entries(counts.get(summaryId) ?? 0)}:`;
       blocks.push({ text: blocks.length > 0 ? `\n${heading}` : heading });
     }
     const entry = recallable.ref.entry();

@@ -2,14 +2,14 @@ import { readCoveredSpan } from "@arbor/compaction";
 import type { Session, SessionEntry, SessionEntryRef } from "@arbor/session-store";
 
 /**
- * What the `recall` tool may return: the entries the summaries on the current branch stand for (see
- * `createRecallTool`), and why any other entry is refused.
+ * What the `recall` tool may return: the entries the summaries on the current branch stand for, and the
+ * tool results a `prune` on it shows as stubs (see `createRecallTool`), and why any other entry is refused.
  */
 
 /** A recallable entry and the summary that replaced it. */
 export interface Recallable {
   ref: SessionEntryRef;
-  /** The compaction or branch summary whose summary stands for it. */
+  /** The compaction or branch summary whose summary stands for it, or the prune that made it a stub. */
   summaryId: string;
   /** Conversation order: path position, then abandoned branches after the path. */
   order: number;
@@ -22,7 +22,7 @@ export interface RecallScope {
   positions: Map<string, number>;
   /** Replaced entries by id. */
   byId: Map<string, Recallable>;
-  /** The compactions and branch summaries on the current path, in path order. */
+  /** The compactions, branch summaries and prunes on the current path, in path order. */
   summaries: { id: string; type: string; timestamp: string }[];
 }
 
@@ -40,7 +40,15 @@ export function collectScope(session: Session): RecallScope {
   const scope: RecallScope = { session, positions, byId: new Map(), summaries: [] };
   const ranges: { id: string; end: number }[] = [];
   const branchSummaries: SessionEntry[] = [];
+  const prunes: { id: string; position: number; entryIds: readonly string[] }[] = [];
   for (const [position, ref] of path.entries()) {
+    if (ref.type === "prune") {
+      const entry = ref.entry();
+      if (entry?.type !== "prune") continue;
+      scope.summaries.push({ id: entry.id, type: entry.type, timestamp: entry.timestamp });
+      prunes.push({ id: entry.id, position, entryIds: entry.entryIds });
+      continue;
+    }
     if (ref.type !== "compaction" && ref.type !== "branch_summary") continue;
     const entry = ref.entry();
     if (entry === undefined) continue;
@@ -60,6 +68,15 @@ export function collectScope(session: Session): RecallScope {
     const ref = path[position]!;
     if (CONTEXT_TYPES.has(ref.type)) {
       scope.byId.set(ref.id, { ref, summaryId: ranges[range]!.id, order: position });
+    }
+  }
+  // A prune on the path stands for the tool results it shows as stubs (those still in the context).
+  for (const prune of prunes) {
+    for (const id of prune.entryIds) {
+      const position = positions.get(id);
+      if (position === undefined || position < hiddenEnd || position > prune.position || scope.byId.has(id))
+        continue;
+      scope.byId.set(id, { ref: path[position]!, summaryId: prune.id, order: position });
     }
   }
   let order = path.length;

@@ -137,11 +137,17 @@ export class SessionCompactor {
     const { context } = this;
     const settings = context.compactionSettings();
     if (!settings.enabled) return undefined;
-    const own = estimateTranscriptTokens(transcript);
+    // With a learned window the request carries tool results cut to its budget (`fitForCall`): so does the
+    // estimate, or a result stored whole would start a compaction that the request does not need.
+    const learned = context.contextWindow() < context.model.contextWindow;
+    const measured = learned
+      ? refitToolResults(transcript as AgentMessage[], context.budget().toolOutputTokens)
+      : transcript;
+    const own = estimateTranscriptTokens(measured);
     const estimate = withPendingMessages(own, pending);
     // Usage a provider reported counts the system prompt and the tools; chars/4 of the messages does not.
     const fixed = estimate.lastUsageIndex === undefined ? context.overheadTokens() : 0;
-    const tokens = estimate.tokens + fixed - this.prunedUsage.staleTokens(transcript, own);
+    const tokens = estimate.tokens + fixed - this.prunedUsage.staleTokens(measured, own);
     if (!shouldCompact(tokens, context.contextWindow(), settings)) return undefined;
     if (this.retryAbove !== undefined && tokens <= this.retryAbove) return undefined;
     // The cheap layer first: old tool results to stubs. A summary only when that is not enough.

@@ -2,7 +2,7 @@ import { script } from "@arbor/ai-providers/testing";
 import { isPrunedToolResult, type PruneEntry, type SessionMessage } from "@arbor/session-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { estimateTranscriptTokens } from "../src/context-usage.js";
-import type { HarnessSession } from "../src/index.js";
+import { createRecallTool, type HarnessSession } from "../src/index.js";
 import { type PruneContext, PrunedUsage, pruneSession } from "../src/session-prune.js";
 import {
   bulkTool,
@@ -96,6 +96,27 @@ describe.each(STORE_KINDS)("pruneSession (%s store)", (kind) => {
     const again = await pruneSession(context, { targetTokens: 6000 });
     expect(again.kind).toBe("nothing_to_prune");
     expect((await storedEntries(fixture.store, session.id)).length).toBe(stored.length);
+  });
+
+  it("lets recall return a pruned result by its entry id (the stub names it), and lists the prune", async () => {
+    const { session } = await sessionWithToolOutput();
+    const outcome = await pruneSession(contextOf(session), { targetTokens: 6000, reloadTranscript: true });
+    if (outcome.kind !== "pruned") throw new Error("expected a prune");
+    const recall = createRecallTool({ getSession: () => session.session, maxBytes: 100_000 });
+    const byId = await recall.execute({ entryIds: [outcome.entryIds[0]!] }, { toolCallId: "r1" } as never);
+    expect(byId.isError ?? false).toBe(false);
+    expect(byId.details.refusedIds).toEqual([]);
+    expect(JSON.stringify(byId.content)).toContain("x".repeat(1000));
+    const list = await recall.execute({}, { toolCallId: "r2" } as never);
+    expect(JSON.stringify(list.content)).toContain(`Prune ${outcome.entryId}`);
+    // A result still whole in the context stays refused.
+    const built = session.session.buildContext();
+    const whole = built.entryIds.filter((id, index) => {
+      const message = built.messages[index]!;
+      return id !== undefined && message.role === "toolResult" && !isPrunedToolResult(message);
+    });
+    const refused = await recall.execute({ entryIds: [whole.at(-1)!] }, { toolCallId: "r3" } as never);
+    expect(refused.details.refusedIds).toEqual([whole.at(-1)]);
   });
 
   it("leaves the transcript to the caller unless asked (agent-core refuses to replace it during a run)", async () => {
