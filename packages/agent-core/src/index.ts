@@ -74,3 +74,4 @@ export type { AgentContext, AgentMessage, CustomAgentMessages, QueueMode } from 
 /** The package version (read from its package.json). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
   .version;
+export { ABORTED, untilAborted } from "./until-aborted.js";

@@ -13,6 +13,7 @@ import {
   toolResultText,
 } from "./tool-outcome.js";
 import type { AgentContext } from "./types.js";
+import { ABORTED, untilAborted } from "./until-aborted.js";
 
 /** What tool execution needs from the running loop. Internal. */
 export interface ToolRunEnvironment {
@@ -41,8 +42,6 @@ interface ReadyCall {
 }
 
 type Preparation = { kind: "ready"; ready: ReadyCall } | { kind: "answered"; outcome: ToolOutcome };
-
-const ABORTED: unique symbol = Symbol("aborted");
 
 /**
  * Answers every tool call of an assistant message, whatever happens: the calls of a failed or aborted
@@ -268,28 +267,6 @@ async function execute(env: ToolRunEnvironment, { call, tool, args }: ReadyCall)
   await updates;
   if (updateFailure !== undefined) throw updateFailure.error;
   return outcome;
-}
-
-/** Resolves with the promise's value, or with {@link ABORTED} as soon as the signal fires. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** `afterToolCall`: each field it returns replaces the result's field. */

@@ -7,6 +7,7 @@ import type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@arbor/agent-core";
+import { ABORTED, untilAborted } from "@arbor/agent-core";
 import { InvalidHarnessOptionsError } from "./errors.js";
 import type {
   BeforeAgentStartEvent,
@@ -88,36 +89,12 @@ export class HookRegistry {
   }
 }
 
-const ABORTED: unique symbol = Symbol("aborted");
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === "object" || typeof value === "function") &&
     value !== null &&
     typeof (value as { then?: unknown }).then === "function"
   );
-}
-
-/** The promise's value, or {@link ABORTED} as soon as the signal fires (its later result is ignored). */
-function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) {
-    Promise.resolve(promise).catch(() => undefined);
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve(promise).then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

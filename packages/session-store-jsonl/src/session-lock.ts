@@ -11,6 +11,7 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { SessionLockedError } from "@arbor/session-store";
+import { isGone, isThisProcess, ownIdentity } from "@arbor/session-store/backend";
 import { createFilled } from "./create-filled.js";
 
 /** What a lock file holds. */
@@ -157,17 +158,6 @@ function readLock(lockPath: string): LockInfo | "missing" | "unreadable" {
   return "unreadable";
 }
 
-function isThisProcess(info: LockInfo): boolean {
-  const mine = ownInfo();
-  return (
-    info.pid === mine.pid &&
-    info.host === mine.host &&
-    (info.processStart === undefined ||
-      mine.processStart === undefined ||
-      info.processStart === mine.processStart)
-  );
-}
-
 /** True when the holder is certainly gone: same host and its pid is not running (or was reused). */
 function isStale(info: LockInfo | "unreadable", lockPath: string): boolean {
   if (info === "unreadable") {
@@ -177,15 +167,7 @@ function isStale(info: LockInfo | "unreadable", lockPath: string): boolean {
       return true;
     }
   }
-  if (info.host !== hostname()) return false;
-  if (info.pid === process.pid) return !isThisProcess(info);
-  try {
-    process.kill(info.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return true;
-  }
-  const start = processStartOf(info.pid);
-  return info.processStart !== undefined && start !== undefined && start !== info.processStart;
+  return isGone(info);
 }
 
 /** Replaces a stale lock under the takeover guard; false when another process got there first. */
@@ -229,24 +211,6 @@ function takeOver(lockPath: string, stale: LockInfo | "unreadable", mine: LockIn
   }
 }
 
-let cachedOwnInfo: LockInfo | undefined;
-
 function ownInfo(): LockInfo {
-  if (cachedOwnInfo === undefined || cachedOwnInfo.pid !== process.pid) {
-    cachedOwnInfo = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-    const start = processStartOf(process.pid);
-    if (start !== undefined) cachedOwnInfo.processStart = start;
-  }
-  return { ...cachedOwnInfo, since: new Date().toISOString() };
-}
-
-/** Field 22 of `/proc/<pid>/stat` (start time in clock ticks), where /proc exists. */
-function processStartOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19];
-  } catch {
-    return undefined;
-  }
+  return { ...ownIdentity(), since: new Date().toISOString() };
 }

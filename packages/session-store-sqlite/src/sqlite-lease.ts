@@ -9,8 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SessionLockedError, SessionNotFoundError, type SessionWriterLease } from "@arbor/session-store";
+import { isGone, isThisProcess, ownIdentity } from "@arbor/session-store/backend";
 import type Database from "better-sqlite3";
-import { isGone, isThisProcess, ownIdentity } from "./process-identity.js";
 
 interface LeaseRow {
   token: string;
@@ -92,7 +92,7 @@ export class SqliteLeases {
           token,
           pid: me.pid,
           host: me.host,
-          processStart: me.processStart,
+          processStart: me.processStart ?? null,
           since,
           now,
         });

@@ -3,7 +3,8 @@
  * keyset order and cursor of `listSessions`, the format migrations (versions 1 and 2 to 3), the
  * validation of headers and entries and the lenient reading of older and foreign entries, and the
  * entry-as-JSON-text helpers of the database stores (an entry kept byte for byte as its JSON text, parsed
- * lazily; a batch encoded once for the append).
+ * lazily; a batch encoded once for the append), and the process identity their writer locks judge a
+ * holder by.
  */
 export {
   type EncodedEntry,
@@ -31,4 +32,11 @@ export {
   type SessionMigration,
   sessionVersionOf,
 } from "./migrations.js";
+export {
+  isGone,
+  isThisProcess,
+  ownIdentity,
+  type ProcessIdentity,
+  processStartOf,
+} from "./process-identity.js";
 export { type SessionValidationResult, validateSessionEntry, validateSessionHeader } from "./validate.js";
