@@ -249,7 +249,8 @@ export async function evaluateCompaction(
   return result;
 }
 
-function percent(value: number | undefined): string {
+/** A share as a whole percentage for the tables (`-` when absent). Internal to the eval module. */
+export function percent(value: number | undefined): string {
   return value === undefined ? "-" : `${Math.round(value * 100)}%`;
 }
 

@@ -10,6 +10,7 @@ import {
   evalSettings,
   evaluateCompaction,
   fallbackOnlySummarizer,
+  percent,
 } from "./evaluate.js";
 
 /**
@@ -168,10 +169,6 @@ function prunedRetention(
     )
     .filter((text): text is string => text !== undefined);
   return scoreRetention(extractArtifacts(span), seen.join("\n"));
-}
-
-function percent(value: number | undefined): string {
-  return value === undefined ? "-" : `${Math.round(value * 100)}%`;
 }
 
 function perCall(value: number | undefined, calls: number): string {
