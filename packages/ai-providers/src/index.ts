@@ -42,6 +42,7 @@ export {
 } from "./partial-json.js";
 export type {
   CacheRetention,
+  ModelDiscoveryResult,
   Provider,
   ProviderCredentials,
   ProviderResponseInfo,

@@ -97,6 +97,22 @@ export interface Provider {
    * first one (and say which flag or variable to set) instead of failing at the first prompt.
    */
   readonly credentials?: ProviderCredentials;
+  /**
+   * Optional: asks the provider's server which models it serves (e.g. `GET /models` of an OpenAI-compatible
+   * server) and adds those the catalog does not know to {@link models}.
+   *
+   * Contract: never rejects; a failure (unreachable server, HTTP error, missing key) is returned as `error`
+   * with no models.
+   */
+  discoverModels?(options?: { signal?: AbortSignal }): Promise<ModelDiscoveryResult>;
+}
+
+/** The outcome of {@link Provider.discoverModels}: the models found, or why none could be listed. */
+export interface ModelDiscoveryResult {
+  /** Every model the server lists (catalog rows for the ids the catalog knows). Empty on failure. */
+  models: Model[];
+  /** Set when the list could not be read: what happened, in words a user can act on. */
+  error?: string;
 }
 
 /** What a provider needs to send a request (see {@link Provider.credentials}). */

@@ -150,10 +150,8 @@ async function chooseModel(provider: Provider, choice: ProviderChoice): Promise<
     if (model === undefined) throw unknownModel(provider, wanted, choice);
     return model;
   }
-  const discover = (provider as { discoverModels?: () => Promise<{ models: Model[]; error?: string }> })
-    .discoverModels;
-  if (discover !== undefined) {
-    const found = await discover();
+  if (provider.discoverModels !== undefined) {
+    const found = await provider.discoverModels();
     const first = found.models[0];
     if (first !== undefined) return modelOf(provider, first.id) ?? first;
     throw new ArborUserError(

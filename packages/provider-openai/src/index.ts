@@ -7,15 +7,13 @@
 
 import { createRequire } from "node:module";
 
+/** Re-exported from `@arbor/ai-providers`, where it now lives (with `Provider.discoverModels`). */
+export type { ModelDiscoveryResult } from "@arbor/ai-providers";
 export { OPENAI_MODELS, type OpenAIModelEntry } from "./catalog.js";
 export type { MaxTokensField, OpenAICompat, ReasoningFormat } from "./compat.js";
 export { InvalidOpenAISettingsError, type OpenAIProviderErrorCode } from "./errors.js";
 export { OPENAI_PRESETS, type OpenAIApi, type OpenAIPreset, type OpenAIPresetName } from "./presets.js";
-export {
-  createOpenAIProvider,
-  type ModelDiscoveryResult,
-  type OpenAIProvider,
-} from "./provider.js";
+export { createOpenAIProvider, type OpenAIProvider } from "./provider.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, type OpenAIProviderSettings } from "./settings.js";
 
 /** The package version (read from its package.json). */

@@ -5,6 +5,7 @@ import {
   createProviderStream,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type Model,
+  type ModelDiscoveryResult,
   type Provider,
   type ProviderCredentials,
   type StreamOptions,
@@ -30,14 +31,6 @@ import { buildResponsesRequest } from "./responses/build-responses-request.js";
 import { ResponsesStreamReader } from "./responses/responses-stream-reader.js";
 import { sendWithRetries } from "./send-request.js";
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, type OpenAIProviderSettings } from "./settings.js";
-
-/** The outcome of {@link OpenAIProvider.discoverModels}: the models found, or why none could be listed. */
-export interface ModelDiscoveryResult {
-  /** Every model the server lists (catalog rows for the ids the catalog knows). Empty on failure. */
-  models: Model[];
-  /** Set when the list could not be read: what happened, in words a user can act on. */
-  error?: string;
-}
 
 /** The provider {@link createOpenAIProvider} returns. */
 export interface OpenAIProvider extends Provider {

@@ -3,7 +3,7 @@
  * key is set (every catalog with `--all`), the providers of `models.json`, the models a local
  * OpenAI-compatible server reports, and the offline scripted model — with the default marked `*`.
  */
-import type { Model, Provider } from "@arbor/ai-providers";
+import type { Model, ModelDiscoveryResult, Provider } from "@arbor/ai-providers";
 import {
   chooseProvider,
   createChosenProvider,
@@ -31,11 +31,9 @@ function price(value: number): string {
   return value === 0 ? "-" : value.toFixed(2);
 }
 
-async function discovered(provider: Provider): Promise<{ models: Model[]; error?: string }> {
-  const discover = (provider as { discoverModels?: () => Promise<{ models: Model[]; error?: string }> })
-    .discoverModels;
-  if (discover === undefined) return { models: [...provider.models] };
-  const found = await discover();
+async function discovered(provider: Provider): Promise<ModelDiscoveryResult> {
+  if (provider.discoverModels === undefined) return { models: [...provider.models] };
+  const found = await provider.discoverModels();
   return found.models.length > 0 || found.error !== undefined ? found : { models: [...provider.models] };
 }
 
