@@ -64,7 +64,7 @@ export {
   elideOversizedMessages,
   elisionMarker,
 } from "./elide-messages.js";
-export { entryMessage, isCutCandidate, isTurnStart } from "./entry-messages.js";
+export { isCutCandidate, isTurnStart } from "./entry-messages.js";
 export {
   type CompactionErrorCode,
   InvalidCompactionArgumentError,

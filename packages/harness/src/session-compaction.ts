@@ -3,14 +3,13 @@ import { type AssistantMessage, describeError, type Usage } from "@arbor/ai-prov
 import {
   type CompactionPlan,
   type CompactionSettings,
-  entryMessage,
   estimateTokens,
   isTurnStart,
   shouldCompact,
   summaryOutputTokens,
   tokensOfChars,
 } from "@arbor/compaction";
-import type { SessionEntry, SessionMessage } from "@arbor/session-store";
+import { entryMessage, type SessionEntry, type SessionMessage } from "@arbor/session-store";
 import { compactionBranch } from "./compaction-branch.js";
 import { fitContextToWindow } from "./context-fit.js";
 import { estimateTranscriptTokens, withPendingMessages } from "./context-usage.js";
