@@ -91,7 +91,7 @@ export {
   abortMessage,
   createProviderStream,
   describeError,
-  type ProducerContext,
+  type ProducerInput,
   type UsageUpdate,
 } from "./stream-writer.js";
 export {

@@ -282,7 +282,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What a provider's producer function receives. */
-export interface ProducerContext {
+export interface ProducerInput {
   writer: AssistantStreamWriter;
   signal: AbortSignal | undefined;
 }
@@ -296,7 +296,7 @@ export interface ProducerContext {
 export function createProviderStream(
   model: Model,
   options: StreamOptions | undefined,
-  producer: (context: ProducerContext) => Promise<void> | void,
+  producer: (context: ProducerInput) => Promise<void> | void,
 ): AssistantStream {
   const writer = new AssistantStreamWriter(model);
   const signal = options?.signal;

@@ -183,7 +183,7 @@ export {
   outsideStoreError,
   resolveForResume,
   type SessionChoice,
-  type SessionChoiceContext,
+  type SessionChoiceInput,
   startSession,
 } from "./session-choice.js";
 export {

@@ -32,7 +32,7 @@ export type SessionChoice =
   | { kind: "fork"; reference: string };
 
 /** What choosing a session needs. */
-export interface SessionChoiceContext {
+export interface SessionChoiceInput {
   harness: AgentHarness;
   /** The store the harness writes to. */
   store: SessionStore;
@@ -100,7 +100,7 @@ export async function copyBranch(
   return copy.id;
 }
 
-async function forkSession(context: SessionChoiceContext, reference: string): Promise<HarnessSession> {
+async function forkSession(context: SessionChoiceInput, reference: string): Promise<HarnessSession> {
   const resolved = await resolveSessionReference(context.sourceStore, reference, {
     cwd: context.cwd,
     stores: context.stores,
@@ -143,7 +143,7 @@ async function newestWithMessages(store: SessionStore, cwd: string): Promise<Ses
 }
 
 /** Opens a stored session to resume it, after taking its writer lease and applying its recovery files. */
-async function openResumed(context: SessionChoiceContext, sessionId: string): Promise<HarnessSession> {
+async function openResumed(context: SessionChoiceInput, sessionId: string): Promise<HarnessSession> {
   await takeWriterLease(context.store, sessionId);
   if (context.home !== undefined)
     await applyPendingRecovery(context.store, context.home, sessionId, context.notice);
@@ -154,7 +154,7 @@ async function openResumed(context: SessionChoiceContext, sessionId: string): Pr
  * Resolves a reference to resume; a session the store never held (its first save failed) is found by its
  * recovery files (by id or unique prefix).
  */
-async function resolveResumed(context: SessionChoiceContext, reference: string): Promise<string> {
+async function resolveResumed(context: SessionChoiceInput, reference: string): Promise<string> {
   const { store, cwd, stores } = context;
   try {
     return await resolveForResume(store, reference, cwd, stores);
@@ -176,7 +176,7 @@ async function resolveResumed(context: SessionChoiceContext, reference: string):
  * only the new one).
  */
 export async function startSession(
-  context: SessionChoiceContext,
+  context: SessionChoiceInput,
   choice: SessionChoice,
 ): Promise<HarnessSession> {
   const { harness, store, cwd } = context;

@@ -13,7 +13,7 @@ import type { SessionContext } from "./session-context.js";
  */
 
 /** What a prune needs of the session's context (`SessionContext`). */
-export type PruneContext = Pick<SessionContext, "session" | "writer" | "budget" | "reloadTranscript">;
+export type PruneInput = Pick<SessionContext, "session" | "writer" | "budget" | "reloadTranscript">;
 
 /** Options of {@link pruneSession}. */
 export interface PruneRequest {
@@ -83,7 +83,7 @@ export type PruneOutcome =
  * Contract: O(branch since the latest compaction's kept part); appends nothing when there is nothing to
  * prune; never throws but for a broken session (an entry of the branch that cannot be appended after).
  */
-export async function pruneSession(context: PruneContext, request: PruneRequest = {}): Promise<PruneOutcome> {
+export async function pruneSession(context: PruneInput, request: PruneRequest = {}): Promise<PruneOutcome> {
   const { session, writer } = context;
   const budget = context.budget();
   const targetTokens = request.targetTokens ?? budget.targetTokens;

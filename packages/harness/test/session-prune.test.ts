@@ -3,7 +3,7 @@ import { isPrunedToolResult, type PruneEntry, type SessionMessage } from "@arbor
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { estimateTranscriptTokens } from "../src/context-usage.js";
 import { createRecallTool, type HarnessSession } from "../src/index.js";
-import { type PruneContext, PrunedUsage, pruneSession } from "../src/session-prune.js";
+import { PrunedUsage, type PruneInput, pruneSession } from "../src/session-prune.js";
 import {
   bulkTool,
   createStoreFixture,
@@ -15,8 +15,8 @@ import {
 } from "./helpers.js";
 
 /** The session's context (internal to the harness; the compactor holds the same object). */
-function contextOf(session: HarnessSession): PruneContext {
-  return (session as unknown as { context: PruneContext }).context;
+function contextOf(session: HarnessSession): PruneInput {
+  return (session as unknown as { context: PruneInput }).context;
 }
 
 describe.each(STORE_KINDS)("pruneSession (%s store)", (kind) => {

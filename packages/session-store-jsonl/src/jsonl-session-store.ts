@@ -31,7 +31,7 @@ import { listSessionFiles } from "./listing.js";
 import { ListingIndex } from "./listing-index.js";
 import { migrateSessionBytes } from "./migration.js";
 import { describeTail, parseFile, scanEntries } from "./scanner.js";
-import { SessionFile, type SessionFileContext } from "./session-file.js";
+import { SessionFile, type SessionFileHost } from "./session-file.js";
 import { acquireJsonlLease } from "./writer-lease.js";
 
 /** Options of {@link JsonlSessionStore.openFile}: those of the store, without its home. */
@@ -87,7 +87,7 @@ export class JsonlSessionStore implements SessionStore {
   /** `<home>/sessions` (for a store from {@link JsonlSessionStore.openFile}: the file's directory). */
   readonly sessionsDirectory: string;
   private readonly readOnly: boolean;
-  private readonly context: SessionFileContext;
+  private readonly context: SessionFileHost;
   private readonly index: SessionPathIndex;
   private readonly files = new Map<string, SessionFile>();
   private readonly summaries: ListingIndex;

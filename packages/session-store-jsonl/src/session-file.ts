@@ -20,7 +20,7 @@ import { acquireLock, describeHolder, lockHolder, releaseLock } from "./session-
 import { readHeader, summarizeTail } from "./tail-summary.js";
 
 /** What a session file needs from its store. */
-export interface SessionFileContext {
+export interface SessionFileHost {
   /** The lock owner (the store instance). */
   readonly owner: object;
   /** Sync writes to disk (`durability: "fsync"`). */
@@ -62,7 +62,7 @@ export class SessionFile {
   constructor(
     readonly sessionId: string,
     readonly path: string,
-    private readonly context: SessionFileContext,
+    private readonly context: SessionFileHost,
   ) {}
 
   get lockPath(): string {

@@ -101,7 +101,7 @@ const FILE_SYSTEM_REASONS: Readonly<Record<string, SessionStoreUnavailableReason
 };
 
 /** Where the error came from, for the message of a `locked` error. */
-export interface SqliteErrorContext {
+export interface SqliteErrorSource {
   file: string;
   /** The busy timeout of the connection (ms). */
   busyTimeoutMs: number;
@@ -113,7 +113,7 @@ export interface SqliteErrorContext {
  *
  * Contract: never throws; the result's message is one line.
  */
-export function explainSqliteError(error: unknown, context: SqliteErrorContext): unknown {
+export function explainSqliteError(error: unknown, context: SqliteErrorSource): unknown {
   if (ArborError.isInstance(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return error;
