@@ -12,6 +12,7 @@ import { flagConflicts, type RawCliOptions } from "./cli-options.js";
 import { preloadEsmExternals } from "./esm-externals.js";
 import { type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
+import { holdTypeahead } from "./ui/typeahead.js";
 
 /** The CLI's version, from its package.json. */
 export function cliVersion(): string {
@@ -88,10 +89,8 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
     );
   }
 
-  const [
-    { createAppRuntime, exitWhenStalled, holdTypeahead },
-    { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES },
-  ] = await Promise.all([import("@arbor/app-runtime"), import("./factories.js")]);
+  const [{ createAppRuntime, exitWhenStalled }, { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES }] =
+    await Promise.all([import("@arbor/app-runtime"), import("./factories.js")]);
   // Keys typed while the interactive mode starts are held for its editor (not echoed, Enter kept).
   const typeahead = oneShot || mode === "rpc" ? undefined : holdTypeahead(io.stdin);
   try {

@@ -105,7 +105,7 @@ describe("the built arbor", () => {
         killed = true;
         child.kill();
       }, 20_000);
-      // Typed once, before the UI is drawn: held while arbor starts (`holdTypeahead` in @arbor/app-runtime), then read by the UI.
+      // Typed once, before the UI is drawn: held while arbor starts (`holdTypeahead` in src/ui/typeahead.ts), then read by the UI.
       child.stdin.write("/quit\r");
       const code = await closed;
       clearTimeout(timer);

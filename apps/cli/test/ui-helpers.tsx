@@ -14,11 +14,15 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import { type AppRuntime, ExtensionHost, runUserShellCommand } from "@arbor/app-runtime";
+import {
+  type AppRuntime,
+  ExtensionHost,
+  type InteractiveController,
+  runUserShellCommand,
+} from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
-import type { InteractiveController } from "@arbor/session-view";
 import { exportHtml, exportJsonl, exportMarkdown, type SessionViewModel } from "@arbor/session-view";
 import { render } from "ink-testing-library";
 import { afterEach } from "vitest";

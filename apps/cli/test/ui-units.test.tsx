@@ -10,7 +10,7 @@ import {
   parseCommandLine,
   submitted,
   suggestCommands,
-} from "@arbor/session-view";
+} from "@arbor/app-runtime";
 import type { Key } from "ink";
 import { Lexer, type Token } from "marked";
 import { describe, expect, test } from "vitest";

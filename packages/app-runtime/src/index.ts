@@ -1,8 +1,11 @@
 /**
  * @arbor/app-runtime — what every Arbor front end needs to turn flags, files and the environment into
  * running sessions: {@link createAppRuntime} (provider and store choice, `settings.json`, `models.json`,
- * session references) and the RPC protocol that print/json/rpc modes and a web server share. Concrete
- * providers and stores are passed in by the app as factories; nothing here imports a terminal library.
+ * session references), the RPC protocol that print/json/rpc modes and a web server share, and what a front
+ * end's input does: the slash-command registry (`/name args` run against the session and the app runtime,
+ * answered with notices and pickers the front end draws), the input controller and the editor's text
+ * buffer. Concrete providers and stores are passed in by the app as factories; nothing here imports a
+ * terminal library.
  */
 
 export type {
@@ -13,6 +16,35 @@ export type {
   SessionExporters,
 } from "./app-runtime.js";
 export {
+  type ControllerOptions,
+  type ControllerUi,
+  InteractiveController,
+  type MentionSupport,
+  type SubmitKind,
+} from "./commands/controller.js";
+export {
+  browseHistory,
+  createEditorBuffer,
+  cursorPosition,
+  deleteBackward,
+  deleteForward,
+  deleteToLineEnd,
+  deleteToLineStart,
+  deleteWordBackward,
+  type EditorBuffer,
+  expandPastes,
+  HISTORY_LIMIT,
+  insertText,
+  moveCursor,
+  moveLine,
+  moveToLineEnd,
+  moveToLineStart,
+  PASTE_COLLAPSE_CHARS,
+  PASTE_COLLAPSE_LINES,
+  replaceText,
+  submitted,
+} from "./commands/editor-buffer.js";
+export {
   type AttachedPrompt,
   completeMention,
   createFileMentions,
@@ -20,6 +52,43 @@ export {
   fileMentions,
 } from "./commands/file-mentions.js";
 export { runUserShellCommand } from "./commands/shell-command.js";
+export {
+  type CommandExtensionInfo,
+  type CommandExtensions,
+  type CommandHost,
+  type CommandRuntime,
+  CommandUsageError,
+  type Picker,
+  type PickerItem,
+  type SlashCommandSpec,
+} from "./commands/slash/command-types.js";
+export { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./commands/slash/info-commands.js";
+export {
+  compactCommand,
+  modelCommand,
+  thinkingCommand,
+  toolsCommand,
+} from "./commands/slash/model-commands.js";
+export {
+  exportArguments,
+  exportCommand,
+  forkCommand,
+  labelCommand,
+  nameCommand,
+  newCommand,
+  resumeCommand,
+  sessionCommand,
+  treeCommand,
+} from "./commands/slash/session-commands.js";
+export {
+  commandMenu,
+  commandNames,
+  completeCommand,
+  parseCommandLine,
+  runSlashCommand,
+  SLASH_COMMANDS,
+  suggestCommands,
+} from "./commands/slash/slash-commands.js";
 export { readJsonFile, validateConfig } from "./config-file.js";
 export { type AppRuntimeOptions, createAppRuntime } from "./create-app-runtime.js";
 export { ArborUserError, type ArborUserErrorCode } from "./errors.js";
@@ -249,7 +318,6 @@ export {
   SUPPORTED_STORE_URLS,
 } from "./store-url.js";
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
-export { holdTypeahead, type TerminalInput, type Typeahead } from "./typeahead.js";
 export {
   alreadyWarned,
   harnessErrorReporter,

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { completeMention, createFileMentions, fileMentions, runUserShellCommand } from "../src/index.js";
+import {
+  completeMention,
+  createEditorBuffer,
+  createFileMentions,
+  expandPastes,
+  exportArguments,
+  fileMentions,
+  insertText,
+  runUserShellCommand,
+} from "../src/index.js";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -59,5 +68,27 @@ describe("!command", () => {
     const stopped = runUserShellCommand(cwd, "sleep 30", controller.signal);
     setTimeout(() => controller.abort(), 50);
     expect(await stopped).toMatchObject({ cancelled: true });
+  });
+});
+
+describe("editor input", () => {
+  test("a large paste collapses to a marker and expands to what was pasted", () => {
+    const small = insertText(createEditorBuffer(), "short text");
+    expect(small.text).toBe("short text");
+    const lines = Array.from({ length: 12 }, (_, index) => `line ${index}`).join("\n");
+    let buffer = insertText(createEditorBuffer(), "see ");
+    buffer = insertText(buffer, lines);
+    buffer = insertText(buffer, " and ");
+    buffer = insertText(buffer, "x".repeat(1500));
+    expect(buffer.text).toBe("see [paste #1 +12 lines] and [paste #2 +1 lines]");
+    expect(expandPastes(buffer)).toBe(`see ${lines} and ${"x".repeat(1500)}`);
+    // A marker typed by hand, with no paste behind it, stays.
+    expect(expandPastes(insertText(buffer, " [paste #9 +3 lines]"))).toContain("[paste #9 +3 lines]");
+  });
+
+  test("/export refuses a format it does not know, listing the formats", () => {
+    expect(exportArguments("notes.md")).toEqual({ format: "md", file: "notes.md" });
+    expect(() => exportArguments("pdf")).toThrow(/unknown export format "pdf": choose html, md, jsonl/);
+    expect(() => exportArguments("notes.txt")).toThrow(/or a file ending in \.html, \.md or \.jsonl/);
   });
 });

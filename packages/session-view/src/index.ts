@@ -1,50 +1,11 @@
 /**
- * @arbor/session-view: the framework-free state and presentation of a session — a view model attached to a
- * harness session (transcript items, live and footer slices, usage totals, queues), entry views, tree rows,
- * one-line previews and tool-call lines, the HTML, Markdown and JSONL exporters, and what a front end's
- * input does: the slash-command registry (`/name args` run against the session and the app runtime, answered
- * with notices and pickers the front end draws), the input controller and the editor's text buffer.
+ * @arbor/session-view: the framework-free, browser-safe state and presentation of a session — a view model
+ * attached to a harness session (transcript items, live and footer slices, usage totals, queues), entry
+ * views, tree rows, one-line previews and tool-call lines, and the HTML, Markdown and JSONL exporters. What a
+ * front end's input does (slash commands, the input controller, the editor's text buffer) is in
+ * `@arbor/app-runtime`.
  */
 export { type BranchDiff, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
-export {
-  type CommandExtensionInfo,
-  type CommandExtensions,
-  type CommandHost,
-  type CommandRuntime,
-  CommandUsageError,
-  type Picker,
-  type PickerItem,
-  type SlashCommandSpec,
-} from "./commands/command-types.js";
-export {
-  type ControllerOptions,
-  type ControllerUi,
-  InteractiveController,
-  type MentionSupport,
-  type SubmitKind,
-} from "./commands/controller.js";
-export { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./commands/info-commands.js";
-export { compactCommand, modelCommand, thinkingCommand, toolsCommand } from "./commands/model-commands.js";
-export {
-  exportArguments,
-  exportCommand,
-  forkCommand,
-  labelCommand,
-  nameCommand,
-  newCommand,
-  resumeCommand,
-  sessionCommand,
-  treeCommand,
-} from "./commands/session-commands.js";
-export {
-  commandMenu,
-  commandNames,
-  completeCommand,
-  parseCommandLine,
-  runSlashCommand,
-  SLASH_COMMANDS,
-  suggestCommands,
-} from "./commands/slash-commands.js";
 export {
   type CompactionNotice,
   type CompactionOutcomeWords,
@@ -59,28 +20,6 @@ export {
   type ContextCategoryKind,
   contextBreakdown,
 } from "./context-breakdown.js";
-export {
-  browseHistory,
-  createEditorBuffer,
-  cursorPosition,
-  deleteBackward,
-  deleteForward,
-  deleteToLineEnd,
-  deleteToLineStart,
-  deleteWordBackward,
-  type EditorBuffer,
-  expandPastes,
-  HISTORY_LIMIT,
-  insertText,
-  moveCursor,
-  moveLine,
-  moveToLineEnd,
-  moveToLineStart,
-  PASTE_COLLAPSE_CHARS,
-  PASTE_COLLAPSE_LINES,
-  replaceText,
-  submitted,
-} from "./editor-buffer.js";
 export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,

@@ -6,19 +6,19 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
-import { type AppRuntime, createFileMentions } from "@arbor/app-runtime";
 import {
+  type AppRuntime,
   commandMenu,
-  contentText,
   createEditorBuffer,
+  createFileMentions,
   type EditorBuffer,
   expandPastes,
   InteractiveController,
   type Picker,
   replaceText,
-  type SessionViewModel,
   submitted,
-} from "@arbor/session-view";
+} from "@arbor/app-runtime";
+import { contentText, type SessionViewModel } from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, editorKey } from "./components/editor.js";

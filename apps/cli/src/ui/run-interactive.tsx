@@ -5,8 +5,7 @@
  * with a dynamic `import()`, so ink, React and marked are loaded only when the interactive mode runs.
  */
 
-import type { AppRuntime } from "@arbor/app-runtime";
-import type { InteractiveController } from "@arbor/session-view";
+import type { AppRuntime, InteractiveController } from "@arbor/app-runtime";
 import { render } from "ink";
 import { App } from "./app.js";
 import { colorWanted, createTheme } from "./theme.js";

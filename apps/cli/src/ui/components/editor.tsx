@@ -21,7 +21,7 @@ import {
   moveToLineEnd,
   moveToLineStart,
   type SubmitKind,
-} from "@arbor/session-view";
+} from "@arbor/app-runtime";
 import { Box, type Key, Text } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";

@@ -9,7 +9,8 @@
  * one key is never handled twice by two listeners.
  */
 
-import { clipText, type Picker, type PickerItem } from "@arbor/session-view";
+import type { Picker, PickerItem } from "@arbor/app-runtime";
+import { clipText } from "@arbor/session-view";
 import { Box, type Key, Text, useStdout } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";

@@ -1,14 +1,6 @@
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { describe, expect, test } from "vitest";
-import {
-  createEditorBuffer,
-  expandPastes,
-  exportArguments,
-  insertText,
-  isRetriedFailure,
-  treeRows,
-  withoutRetriedFailures,
-} from "../src/index.js";
+import { isRetriedFailure, treeRows, withoutRetriedFailures } from "../src/index.js";
 import { assistantMessage } from "./helpers.js";
 
 /** user → failed reply (+ leaf back to the user) → the retried reply; and a failure left as the leaf. */
@@ -50,27 +42,5 @@ describe("retried failures", () => {
     expect(isRetriedFailure(goodNode!, root!.children)).toBe(false);
     expect(isRetriedFailure(failedNode!, root!.children)).toBe(false);
     expect(withoutRetriedFailures(session.getTree()).hiddenEntries).toBe(0);
-  });
-});
-
-describe("editor input", () => {
-  test("a large paste collapses to a marker and expands to what was pasted", () => {
-    const small = insertText(createEditorBuffer(), "short text");
-    expect(small.text).toBe("short text");
-    const lines = Array.from({ length: 12 }, (_, index) => `line ${index}`).join("\n");
-    let buffer = insertText(createEditorBuffer(), "see ");
-    buffer = insertText(buffer, lines);
-    buffer = insertText(buffer, " and ");
-    buffer = insertText(buffer, "x".repeat(1500));
-    expect(buffer.text).toBe("see [paste #1 +12 lines] and [paste #2 +1 lines]");
-    expect(expandPastes(buffer)).toBe(`see ${lines} and ${"x".repeat(1500)}`);
-    // A marker typed by hand, with no paste behind it, stays.
-    expect(expandPastes(insertText(buffer, " [paste #9 +3 lines]"))).toContain("[paste #9 +3 lines]");
-  });
-
-  test("/export refuses a format it does not know, listing the formats", () => {
-    expect(exportArguments("notes.md")).toEqual({ format: "md", file: "notes.md" });
-    expect(() => exportArguments("pdf")).toThrow(/unknown export format "pdf": choose html, md, jsonl/);
-    expect(() => exportArguments("notes.txt")).toThrow(/or a file ending in \.html, \.md or \.jsonl/);
   });
 });

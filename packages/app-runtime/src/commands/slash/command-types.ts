@@ -7,7 +7,7 @@
 import { ArborError, type Model, type ProviderRegistry } from "@arbor/ai-providers";
 import type { HarnessSession } from "@arbor/harness";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
-import type { SessionViewModel } from "../session-view-model.js";
+import type { SessionViewModel } from "@arbor/session-view";
 
 /** One row of a picker. */
 export interface PickerItem {

@@ -1,10 +1,10 @@
 /**
- * Keys typed while a terminal UI starts are held in raw mode and handed to the UI (src/typeahead.ts), over a
+ * Keys typed while a terminal UI starts are held in raw mode and handed to the UI (src/ui/typeahead.ts), over a
  * stream that stands in for a terminal.
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { holdTypeahead } from "../src/index.js";
+import { holdTypeahead } from "../src/ui/typeahead.js";
 
 /** A stream with a TTY's `isTTY` and `setRawMode`, recording the modes it was set to. */
 function fakeTerminal() {

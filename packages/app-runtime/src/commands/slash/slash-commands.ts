@@ -4,7 +4,7 @@
  * which expands them; anything else gets a notice with the nearest command.
  */
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
-import { errorText } from "../format.js";
+import { errorText } from "@arbor/session-view";
 import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
 import { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand, toolsCommand } from "./model-commands.js";

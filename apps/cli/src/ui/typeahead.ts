@@ -6,7 +6,7 @@
  * front end knows its UI will run, holds what is typed meanwhile, and hands it to the UI, which reads it
  * before anything typed later.
  */
-import type { Readable } from "node:stream";
+import type { CliInput } from "../io.js";
 
 /** Keys held while a terminal UI starts; see {@link holdTypeahead}. */
 export interface Typeahead {
@@ -28,7 +28,7 @@ export interface Typeahead {
 }
 
 /** A terminal's input: Node's `tty.ReadStream` has `isTTY` and `setRawMode`. */
-export type TerminalInput = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+export type TerminalInput = CliInput & { setRawMode?: (raw: boolean) => unknown };
 
 const CTRL_C = 0x03;
 const LINE_FEED = 0x0a;

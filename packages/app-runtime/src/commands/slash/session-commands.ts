@@ -3,10 +3,14 @@
  * describe or mark the session: /session, /export, /label, /name.
  */
 import type { SessionEntry, SessionSummary } from "@arbor/session-store";
-import { errorText, formatCost, formatTokens } from "../format.js";
-import { contentText } from "../message-text.js";
-import { withoutRetriedFailures } from "../retried-failures.js";
-import { treeRows } from "../tree-rows.js";
+import {
+  contentText,
+  errorText,
+  formatCost,
+  formatTokens,
+  treeRows,
+  withoutRetriedFailures,
+} from "@arbor/session-view";
 import { type CommandHost, CommandUsageError, type SlashCommandSpec } from "./command-types.js";
 
 function shortId(id: string): string {

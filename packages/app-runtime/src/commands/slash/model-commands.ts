@@ -2,7 +2,7 @@
  * The slash commands that change how the model runs: /model, /thinking, /tools, /compact.
  */
 import { type Model, THINKING_LEVELS, type ThinkingLevel } from "@arbor/ai-providers";
-import { errorText, formatTokens } from "../format.js";
+import { errorText, formatTokens } from "@arbor/session-view";
 import { type CommandHost, CommandUsageError, type SlashCommandSpec } from "./command-types.js";
 
 function referenceOf(model: Model): string {

@@ -2,8 +2,7 @@
  * The slash commands that only describe: /context (what fills the model's context), /cost (what the
  * session's model calls used) and /hotkeys (the keys of the interactive mode).
  */
-import { formatCost, formatTokens } from "../format.js";
-import { sessionContextBreakdown } from "../session-context.js";
+import { formatCost, formatTokens, sessionContextBreakdown } from "@arbor/session-view";
 import type { SlashCommandSpec } from "./command-types.js";
 
 /** The keys of the interactive mode, for /help and /hotkeys. */
