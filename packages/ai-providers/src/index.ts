@@ -4,8 +4,6 @@
  * message transforms and streaming tool-argument parsing. Test doubles live in `./testing`.
  */
 
-import { createRequire } from "node:module";
-
 export { type Static, type TSchema, Type } from "@sinclair/typebox";
 export {
   type AssistantStream,
@@ -129,7 +127,4 @@ export {
   type UserMessage,
 } from "./types.js";
 export { type ValidationIssue, type ValidationResult, validateToolArguments } from "./validate.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

@@ -5,8 +5,6 @@
  * and types for settings.
  */
 
-import { createRequire } from "node:module";
-
 export { OPENAI_MODELS, type OpenAIModelEntry } from "./catalog.js";
 export type { MaxTokensField, OpenAICompat, ReasoningFormat } from "./compat.js";
 export { InvalidOpenAISettingsError, type OpenAIProviderErrorCode } from "./errors.js";
@@ -17,7 +15,4 @@ export {
   type OpenAIProvider,
 } from "./provider.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, type OpenAIProviderSettings } from "./settings.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";
