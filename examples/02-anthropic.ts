@@ -15,14 +15,13 @@
 import {
   type AssistantEvent,
   type Context,
-  createRecordingProvider,
-  createReplayProvider,
   type Provider,
   type ToolCall,
   type ToolResultMessage,
   Type,
   validateToolArguments,
 } from "@arbor/ai-providers";
+import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers/recording";
 import { createAnthropicProvider } from "@arbor/provider-anthropic";
 import { anthropicSse, completeAnthropicStream, startFakeAnthropicServer } from "@internal/conformance";
 

@@ -6,7 +6,9 @@
  *   imports a workspace package it does not declare, or reaches into another package by a relative path;
  * - lacks README.md, `"type": "module"`, an `exports` map whose conditions put `types` first and that
  *   exports `./package.json`, or (when published) a `files` list;
- * - has a source file over 800 lines.
+ * - has a source file over 800 lines;
+ * - reads its package.json at run time (its `VERSION` comes from the generated `src/version.ts`), or has a
+ *   `src/version.ts` that differs from what `scripts/write-versions.ts` writes from its package.json.
  *
  * Usage: `tsx scripts/check-packages.ts [workspace-root]`. Exits 1 and lists the problems on failure.
  */
@@ -14,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bareSourceConditions, checkPublished, EXTERNAL_REFERENCE } from "./check-publish.ts";
+import { staleVersionFiles } from "./write-versions.ts";
 
 /** Workspace packages each package may import (the arrows of docs/architecture.md). `*` allows anything. */
 export const ARROWS: Record<string, readonly string[] | "*"> = {
@@ -86,6 +89,8 @@ function reachable(name: string): Set<string> {
 
 const MAX_LINES = 800;
 const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|mjs)$/;
+/** A relative path to a package.json in a string: a source that reads its manifest at run time. */
+const PACKAGE_JSON_READ = /["'`](?:\.\.?\/)+package\.json["'`]/;
 const IMPORT_PATTERN =
   /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -146,9 +151,19 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
+/** The code of a source file without its comments. */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
+
+/** True when a source file's code (not its comments) names a relative path to a package.json. */
+export function readsPackageJson(source: string): boolean {
+  return PACKAGE_JSON_READ.test(withoutComments(source));
+}
+
 /** The module specifiers a source file imports or re-exports (comments stripped first). */
 export function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  const code = withoutComments(source);
   const found: string[] = [];
   for (const match of code.matchAll(IMPORT_PATTERN)) {
     const specifier = match[1] ?? match[2];
@@ -199,6 +214,7 @@ export function checkPackages(root: string): string[] {
     }
   }
   if (existsSync(join(root, "scripts"))) problems.push(...bareSourceConditions(join(root, "scripts"), root));
+  problems.push(...staleVersionFiles(root));
   // Changeset texts become the CHANGELOG.md users read.
   const changesets = join(root, ".changeset");
   for (const file of existsSync(changesets)
@@ -280,6 +296,10 @@ export function checkPackages(root: string): string[] {
           const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
           if (lines > MAX_LINES)
             problems.push(`${relativePath}: ${lines} lines (limit ${MAX_LINES}); split it by concept`);
+          if (file.startsWith(`${join(pkg.dir, "src")}/`) && readsPackageJson(source))
+            problems.push(
+              `${relativePath}: reads package.json at run time; import VERSION from the generated src/version.ts (\`pnpm write-versions\`)`,
+            );
         }
         for (const specifier of importsOf(source)) {
           if (specifier.startsWith(".")) {

@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkPackages, importsOf } from "../check-packages.ts";
 import { REPOSITORY } from "../check-publish.ts";
+import { versionFiles, versionModule, writeVersions } from "../write-versions.ts";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const temporary: string[] = [];
@@ -339,6 +340,68 @@ describe("check:packages", () => {
     expect(checkPackages(root)).toEqual([
       "packages/agent-core/test/a.test.ts: imports ../../ai-providers/src/index.js, which reaches outside @arbor/agent-core; import the package by name",
     ]);
+  });
+
+  it("fails when a source reads its package.json at run time or a version.ts differs from package.json", () => {
+    const root = workspace([
+      {
+        ...providers,
+        files: {
+          "src/index.ts": 'export { VERSION } from "./version.js";\n',
+          "src/version.ts": versionModule("0.0.0"),
+        },
+      },
+      {
+        name: "@arbor/agent-core",
+        dir: "packages/agent-core",
+        files: {
+          "src/index.ts": [
+            'import { createRequire } from "node:module";',
+            '/** Not a read: "../package.json" in a comment. */',
+            'export const VERSION = createRequire(import.meta.url)("../package.json").version;',
+            "",
+          ].join("\n"),
+          "src/version.ts": versionModule("0.0.1"),
+          "test/version.test.ts": 'const manifest = "../package.json";\n',
+        },
+      },
+      {
+        name: "@arbor/cli",
+        dir: "apps/cli",
+        files: {
+          "src/entry.ts": 'readFileSync(new URL(`../package.json`, import.meta.url), "utf8");\n',
+        },
+      },
+    ]);
+    expect(checkPackages(root).sort()).toEqual([
+      "apps/cli/src/entry.ts: reads package.json at run time; import VERSION from the generated src/version.ts (`pnpm write-versions`)",
+      "packages/agent-core/src/index.ts: reads package.json at run time; import VERSION from the generated src/version.ts (`pnpm write-versions`)",
+      "packages/agent-core/src/version.ts: differs from its package.json's version; run `pnpm write-versions`",
+    ]);
+  });
+
+  it("write-versions rewrites exactly the stale version files, from each package.json", () => {
+    const root = workspace([
+      { ...providers, files: { "src/version.ts": versionModule("0.0.0") } },
+      { name: "@arbor/agent-core", dir: "packages/agent-core", files: { "src/version.ts": "" } },
+      { name: "@arbor/session-store", dir: "packages/session-store" },
+    ]);
+    expect(writeVersions(root)).toEqual(["packages/agent-core/src/version.ts"]);
+    expect(readFileSync(join(root, "packages/agent-core/src/version.ts"), "utf8")).toContain(
+      'export const VERSION: string = "0.0.0";',
+    );
+    expect(existsSync(join(root, "packages/session-store/src/version.ts"))).toBe(false);
+    expect(writeVersions(root)).toEqual([]);
+  });
+
+  it("every version.ts in this repository is what write-versions writes, and its package exports it", () => {
+    const files = versionFiles(repoRoot);
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      expect(file.actual, file.path).toBe(file.expected);
+      const index = readFileSync(join(repoRoot, dirname(file.path), "index.ts"), "utf8");
+      expect(index, file.path).toContain('export { VERSION } from "./version.js";');
+    }
   });
 
   it("finds static, type-only, re-exported, side-effect and dynamic imports, not comments", () => {

@@ -106,7 +106,7 @@ const main = await build({
   // extensions and needs a real `import()` (code compiled through vm.Script has none).
   external: REQUIRED_EXTERNALS,
   plugins: [esmExternals, requiredExternals],
-  // Modules find "../package.json" relative to their own file: every module is now in dist/arbor-main.cjs.
+  // Modules that resolve from their own file (jiti, the demo's assets) do so from dist/arbor-main.cjs.
   define: { "import.meta.url": "__arborImportMetaUrl" },
   banner: { js: 'var __arborImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,

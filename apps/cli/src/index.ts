@@ -3,12 +3,7 @@
  * packages (the app layer from `@arbor/app-runtime`). The bin is `dist/arbor.js` (a bundle of `src/cli.ts`);
  * this entry point exposes the same pieces for programs that embed the CLI (tests, editors, wrappers).
  */
-import { createRequire } from "node:module";
-
 export { EXPORTERS, PROVIDER_FACTORIES, STORE_FACTORIES } from "./factories.js";
 export { type CliInput, type CliIo, type CliOutput, processIo } from "./io.js";
 export { main } from "./main.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

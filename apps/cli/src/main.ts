@@ -4,7 +4,6 @@
  * `--mode rpc` — after choosing the provider (flags, settings, keys in the environment, a local server).
  * Statically this module loads only commander; everything else is imported when a command needs it.
  */
-import { createRequire } from "node:module";
 import type { ThinkingLevel } from "@arbor/ai-providers";
 import type { Command } from "commander";
 import { CommanderError } from "commander";
@@ -13,11 +12,7 @@ import { preloadEsmExternals } from "./esm-externals.js";
 import { type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
 import { holdTypeahead } from "./ui/typeahead.js";
-
-/** The CLI's version, from its package.json. */
-export function cliVersion(): string {
-  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
-}
+import { VERSION } from "./version.js";
 
 /** Reads a stream to its end as UTF-8. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -110,7 +105,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
       providers: PROVIDER_FACTORIES,
       stores: STORE_FACTORIES,
       exporters: EXPORTERS,
-      version: cliVersion(),
+      version: VERSION,
       flags: providerFlags(options),
       ...(options.record === undefined ? {} : { record: options.record }),
       persistent: options.session !== false,
@@ -218,7 +213,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     const sessions = argv.includes("sessions") ? await sessionsCommandFor(io, report) : undefined;
     const program = createProgram(
       io,
-      cliVersion(),
+      VERSION,
       {
         run: (options, words) => runSession(options, words, io),
         models: async (options, globals) => {

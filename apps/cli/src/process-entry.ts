@@ -1,11 +1,11 @@
 /**
  * What every `arbor` process does around `main`, whichever way `main` is loaded: `--version` answered from
- * package.json alone, closed output pipes tolerated, Node's WebAssembly tiering held back, and an exit once
+ * `version.ts` alone, closed output pipes tolerated, Node's WebAssembly tiering held back, and an exit once
  * the output is written. `cli.ts` (run from source) imports `main.ts`; `bin.ts` (the published bin) loads the
  * CommonJS bundle of it through the compile cache.
  */
-import { readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
+import { VERSION } from "./version.js";
 
 /** The module `runArborProcess` runs: `main.ts`, or its bundle. */
 export interface MainModule {
@@ -42,10 +42,7 @@ export async function runArborProcess(
   loadMain: () => MainModule | Promise<MainModule>,
 ): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-      version: string;
-    };
-    process.stdout.write(`${version}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return;
   }
   // Node's `fetch` (which the provider SDKs use) parses HTTP with a WebAssembly module. V8 compiles it fast

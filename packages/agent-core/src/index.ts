@@ -5,8 +5,6 @@
  * a tool package can depend on this package alone.
  */
 
-import { createRequire } from "node:module";
-
 export {
   type Api,
   type AssistantEvent,
@@ -71,7 +69,5 @@ export { MessageQueue } from "./message-queue.js";
 export { normalizePromptInput, type PromptInput } from "./prompt-input.js";
 export type { AgentContext, AgentMessage, CustomAgentMessages, QueueMode } from "./types.js";
 
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
 export { ABORTED, untilAborted } from "./until-aborted.js";
+export { VERSION } from "./version.js";

@@ -1,10 +1,9 @@
 /**
  * @arbor/ai-providers — the provider spec: message vocabulary, the streaming event protocol, the
  * Provider interface and registry, cost, retry policy, context-overflow detection, cross-provider
- * message transforms and streaming tool-argument parsing. Test doubles live in `./testing`.
+ * message transforms and streaming tool-argument parsing. Test doubles live in `./testing`; record and
+ * replay (which reads and writes files) in `./recording`, so this entry reaches no Node built-in.
  */
-
-import { createRequire } from "node:module";
 
 export { type Static, type TSchema, Type } from "@sinclair/typebox";
 export {
@@ -49,22 +48,6 @@ export type {
   StreamFn,
   StreamOptions,
 } from "./provider.js";
-export {
-  CASSETTE_VERSION,
-  type CassetteEntry,
-  CassetteError,
-  normalizeRequest,
-  type RecordedEvent,
-  type RecordedRequest,
-  readCassette,
-  requestKey,
-} from "./recording/cassette.js";
-export { createRecordingProvider } from "./recording/recording-provider.js";
-export {
-  createReplayProvider,
-  type ReplayProvider,
-  type ReplayProviderOptions,
-} from "./recording/replay-provider.js";
 export { createProviderRegistry, type ProviderRegistry } from "./registry.js";
 export {
   DEFAULT_RETRY_POLICY,
@@ -130,7 +113,4 @@ export {
   type UserMessage,
 } from "./types.js";
 export { type ValidationIssue, type ValidationResult, validateToolArguments } from "./validate.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

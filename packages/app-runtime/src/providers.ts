@@ -87,7 +87,7 @@ export async function createChosenProvider(
       return createDemoProvider();
     }
     case "replay": {
-      const { createReplayProvider } = await import("@arbor/ai-providers");
+      const { createReplayProvider } = await import("@arbor/ai-providers/recording");
       return createReplayProvider(choice.replayFile ?? "");
     }
     case "anthropic": {
@@ -231,7 +231,7 @@ export async function loadProvider(
   let provider = await prepareProvider(choice, options);
   const model = await chooseModel(provider, choice);
   if (options.record !== undefined) {
-    const { createRecordingProvider } = await import("@arbor/ai-providers");
+    const { createRecordingProvider } = await import("@arbor/ai-providers/recording");
     provider = createRecordingProvider(provider, options.record);
   }
   return { provider, model };

@@ -1,5 +1,4 @@
-import { createRequire } from "node:module";
+// Written by scripts/write-versions.ts from package.json (`pnpm write-versions`); do not edit.
 
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+/** The package version (its package.json's, written into the source by `pnpm write-versions`). */
+export const VERSION: string = "0.0.0";

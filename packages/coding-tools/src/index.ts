@@ -4,8 +4,6 @@
  * (2,000 lines / 50 KB) with hints a model can act on; failures are `isError` results, never throws.
  */
 
-import { createRequire } from "node:module";
-
 export {
   type BashToolArguments,
   type BashToolDetails,
@@ -73,13 +71,10 @@ export {
   type TailTruncation,
   truncateTail,
 } from "./truncate.js";
+export { VERSION } from "./version.js";
 export {
   createWriteTool,
   type WriteToolArguments,
   type WriteToolDetails,
   type WriteToolOptions,
 } from "./write-tool.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;

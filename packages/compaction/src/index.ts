@@ -5,8 +5,6 @@
  * summarizes; it never writes to a store — the harness appends the entries.
  */
 
-import { createRequire } from "node:module";
-
 export {
   type BranchEntries,
   type BranchSummaryOutcome,
@@ -163,7 +161,4 @@ export {
   tokensOfChars,
   usageTokensOf,
 } from "./token-estimate.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

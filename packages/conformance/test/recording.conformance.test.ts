@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers";
+import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers/recording";
 import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-providers/testing";
 import { afterAll, expect } from "vitest";
 import { describeProvider, type ProviderScenarioName, scenarioContext } from "../src/index.js";

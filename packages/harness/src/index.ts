@@ -8,8 +8,6 @@
  * provider or store.
  */
 
-import { createRequire } from "node:module";
-
 export { type BashExecutionInput, bashExecutionMessage } from "./bash-execution.js";
 export type { MergeBranchOptions, MergeBranchResult, MergeDetails } from "./branch-merge.js";
 export type { NavigateTreeOptions, NavigateTreeResult } from "./branch-navigation.js";
@@ -116,7 +114,4 @@ export {
   toolOutputChars,
 } from "./tool-output-budget.js";
 export type { KeptEntries, UnsavedEntries, UnsavedEntriesKeeper } from "./unsaved-entries.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

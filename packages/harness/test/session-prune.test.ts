@@ -105,7 +105,7 @@ describe.each(STORE_KINDS)("pruneSession (%s store)", (kind) => {
     const recall = createRecallTool({ getSession: () => session.session, maxBytes: 100_000 });
     const byId = await recall.execute({ entryIds: [outcome.entryIds[0]!] }, { toolCallId: "r1" } as never);
     expect(byId.isError ?? false).toBe(false);
-    expect(byId.details.refusedIds).toEqual([]);
+    expect(byId.details?.refusedIds).toEqual([]);
     expect(JSON.stringify(byId.content)).toContain("x".repeat(1000));
     const list = await recall.execute({}, { toolCallId: "r2" } as never);
     expect(JSON.stringify(list.content)).toContain(`Prune ${outcome.entryId}`);
@@ -116,7 +116,7 @@ describe.each(STORE_KINDS)("pruneSession (%s store)", (kind) => {
       return id !== undefined && message.role === "toolResult" && !isPrunedToolResult(message);
     });
     const refused = await recall.execute({ entryIds: [whole.at(-1)!] }, { toolCallId: "r3" } as never);
-    expect(refused.details.refusedIds).toEqual([whole.at(-1)]);
+    expect(refused.details?.refusedIds).toEqual([whole.at(-1)]);
   });
 
   it("leaves the transcript to the caller unless asked (agent-core refuses to replace it during a run)", async () => {

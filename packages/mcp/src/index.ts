@@ -7,8 +7,6 @@
  * line, never a thrown error. See docs/mcp.md.
  */
 
-import { createRequire } from "node:module";
-
 export { type ArgumentValidator, compileArgumentValidator } from "./argument-validator.js";
 export { McpError, type McpErrorCode } from "./errors.js";
 export { McpManager, type McpServerStatus, type McpToolsOptions } from "./mcp-manager.js";
@@ -42,7 +40,4 @@ export {
 } from "./tool-names.js";
 export { type McpToolResultDetails, mcpResultToToolResult } from "./tool-result.js";
 export { assignMcpToolNames, type McpToolIdentity } from "./unique-tool-names.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers";
+import { createRecordingProvider, createReplayProvider } from "@arbor/ai-providers/recording";
 import {
   anthropicScenarioOptions,
   anthropicScenarioReplies,

@@ -5,8 +5,6 @@
  * and types for settings.
  */
 
-import { createRequire } from "node:module";
-
 /** Re-exported from `@arbor/ai-providers`, where it now lives (with `Provider.discoverModels`). */
 export type { ModelDiscoveryResult } from "@arbor/ai-providers";
 export { OPENAI_MODELS, type OpenAIModelEntry } from "./catalog.js";
@@ -15,7 +13,4 @@ export { InvalidOpenAISettingsError, type OpenAIProviderErrorCode } from "./erro
 export { OPENAI_PRESETS, type OpenAIApi, type OpenAIPreset, type OpenAIPresetName } from "./presets.js";
 export { createOpenAIProvider, type OpenAIProvider } from "./provider.js";
 export { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, type OpenAIProviderSettings } from "./settings.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

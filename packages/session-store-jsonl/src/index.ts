@@ -2,8 +2,6 @@
  * @arbor/session-store-jsonl — `JsonlSessionStore`, Arbor's embedded default session store: one
  * append-only JSONL file per session, in the pi agent's version-3 format.
  */
-import { createRequire } from "node:module";
-
 export {
   InvalidStoreArgumentError,
   NotARegularFileError,
@@ -17,7 +15,4 @@ export {
   type JsonlSessionStoreOptions,
 } from "./jsonl-session-store.js";
 export { encodeCwd } from "./layout.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

@@ -2,8 +2,6 @@
  * @arbor/session-store-postgres — `PostgresSessionStore`: Arbor sessions in PostgreSQL, shared by many
  * processes and machines, with safe concurrent appends and live followers (`LISTEN`/`NOTIFY`).
  */
-import { createRequire } from "node:module";
-
 export {
   describeServer,
   PostgresAuthError,
@@ -14,7 +12,4 @@ export {
 } from "./errors.js";
 export { PostgresSessionStore, type PostgresSessionStoreOptions } from "./postgres-session-store.js";
 export { POSTGRES_SCHEMA_VERSION } from "./schema.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";

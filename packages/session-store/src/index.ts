@@ -6,8 +6,6 @@
  * `@arbor/session-store/backend`.
  */
 
-import { createRequire } from "node:module";
-
 export {
   type BranchDiff,
   type BranchDiffSide,
@@ -111,7 +109,4 @@ export type {
   StoredEntry,
   StoredSession,
 } from "./store.js";
-
-/** The package version (read from its package.json). */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export { VERSION } from "./version.js";
