@@ -14,7 +14,7 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import { type AppRuntime, ExtensionHost, runUserShellCommand } from "@arbor/app-runtime";
+import { type AppRuntime, ExtensionHost, runUserShellCommand, UnsavedWork } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -92,6 +92,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   const registry = createProviderRegistry([provider, other]);
   const store = new MemorySessionStore();
   const errors: unknown[] = [];
+  const unsavedWork = new UnsavedWork(() => undefined);
   const closed: string[] = [];
   const harness = createHarness({
     registry,
@@ -106,7 +107,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
-    onError: (error) => errors.push(error),
+    onError: (error) => {
+      errors.push(error);
+      unsavedWork.reportError(error);
+    },
   });
   let current: HarnessSession = await harness.newSession();
   const replace = async (next: HarnessSession) => {
@@ -174,6 +178,9 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     onSessionChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    watchUnsavedWork(watchOptions) {
+      return unsavedWork.watchAcross(runtime, watchOptions);
     },
     async dispose() {
       for (const session of harness.sessions) session.abort();

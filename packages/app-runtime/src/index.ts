@@ -251,11 +251,10 @@ export {
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
 export { holdTypeahead, type TerminalInput, type Typeahead } from "./typeahead.js";
 export {
-  alreadyWarned,
-  harnessErrorReporter,
+  type SessionHolder,
   saveRetryNotice,
+  UnsavedWork,
+  type UnsavedWorkWatch,
   type WatchUnsavedWorkOptions,
-  watchUnsavedWork,
-  watchUnsavedWorkAcross,
 } from "./unsaved-work.js";
 export { VERSION } from "./version.js";
