@@ -19,6 +19,7 @@ import {
   ExtensionHost,
   type InteractiveController,
   runUserShellCommand,
+  UnsavedWork,
 } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
@@ -96,6 +97,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   const registry = createProviderRegistry([provider, other]);
   const store = new MemorySessionStore();
   const errors: unknown[] = [];
+  const unsavedWork = new UnsavedWork(() => undefined);
   const closed: string[] = [];
   const harness = createHarness({
     registry,
@@ -110,7 +112,10 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
-    onError: (error) => errors.push(error),
+    onError: (error) => {
+      errors.push(error);
+      unsavedWork.reportError(error);
+    },
   });
   let current: HarnessSession = await harness.newSession();
   const replace = async (next: HarnessSession) => {
@@ -178,6 +183,9 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     onSessionChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    watchUnsavedWork(watchOptions) {
+      return unsavedWork.watchAcross(runtime, watchOptions);
     },
     async dispose() {
       for (const session of harness.sessions) session.abort();

@@ -7,6 +7,7 @@ import type { AgentHarness, BashExecutionInput, HarnessSession } from "@arbor/ha
 import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
 import type { ExtensionHost } from "./extensions/extension-host.js";
+import type { UnsavedWorkWatch, WatchUnsavedWorkOptions } from "./unsaved-work.js";
 
 /** The formats {@link AppRuntime.exportSession} writes. */
 export type ExportFormat = "html" | "md" | "jsonl";
@@ -124,6 +125,17 @@ export interface AppRuntime {
    * Contract: returns a function that removes it; a throwing listener is ignored.
    */
   onSessionChange(listener: (session: HarnessSession) => void): () => void;
+  /**
+   * Watches the saves of the current session and of every session made current after it, for a front end
+   * that must tell the user when work was not stored (print and json mode exit non-zero, rpc mode too).
+   * While it watches, the runtime's warnings (`onWarning`) leave out the refusals it reports.
+   *
+   * Contract: watches only events emitted after the call; the returned function stops watching and says
+   * why the last unsaved work was not stored and where it is kept (`undefined` when everything was stored),
+   * and may be called once; its `alreadyWarned(text)` tells whether this runtime already warned about a
+   * message `text` carries. Watches of two runtimes never affect each other.
+   */
+  watchUnsavedWork(options?: WatchUnsavedWorkOptions): UnsavedWorkWatch;
   /**
    * Closes the session, the harness and the store.
    *

@@ -55,7 +55,7 @@ import {
 } from "./store-url.js";
 import { keyVariableNames, withoutVariables } from "./tool-environment.js";
 import type { ToolName } from "./tool-names.js";
-import { harnessErrorReporter } from "./unsaved-work.js";
+import { UnsavedWork, type UnsavedWorkWatch, type WatchUnsavedWorkOptions } from "./unsaved-work.js";
 import { VERSION } from "./version.js";
 import { leaseWhenStored, releaseOtherLeases, takeWriterLease } from "./writer-lease.js";
 
@@ -127,6 +127,8 @@ interface RuntimeWiring {
   mcp: McpManager | undefined;
   /** Notes for the user (the runtime's `onWarning`). */
   warn: (message: string) => void;
+  /** This runtime's record of store refusals (the harness's `onError` reports into it). */
+  unsavedWork: UnsavedWork;
   /** The environment option of every bash command (the model's and the user's). */
   toolEnvironment: Record<string, undefined>;
 }
@@ -192,6 +194,10 @@ class Runtime implements AppRuntime {
     return () => {
       this.listeners.delete(listener);
     };
+  }
+
+  watchUnsavedWork(options?: WatchUnsavedWorkOptions): UnsavedWorkWatch {
+    return this.wiring.unsavedWork.watchAcross(this, options);
   }
 
   private changed(): void {
@@ -338,6 +344,7 @@ function extensionSetup(
  */
 export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppRuntime> {
   const warn = options.onWarning ?? (() => undefined);
+  const unsavedWork = new UnsavedWork(warn);
   const home = options.home ?? resolveArborHome(options.env);
   const version = options.version ?? VERSION;
   const persistent = options.persistent !== false;
@@ -453,7 +460,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         ...(systemPrompt === undefined ? {} : { customPrompt: systemPrompt }),
         ...(appendSystemPrompt === undefined ? {} : { appendPrompt: appendSystemPrompt }),
       }),
-      onError: harnessErrorReporter(warn),
+      onError: unsavedWork.reportError,
       // What a save the store refused could not store goes to a recovery file in the home.
       ...(storeDescription === undefined
         ? {}
@@ -508,6 +515,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         extensions,
         mcp,
         warn,
+        unsavedWork,
         toolEnvironment,
       },
       options.stores,

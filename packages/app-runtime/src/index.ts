@@ -319,11 +319,10 @@ export {
 } from "./store-url.js";
 export { keyVariableNames, PROVIDER_KEY_VARIABLES, withoutVariables } from "./tool-environment.js";
 export {
-  alreadyWarned,
-  harnessErrorReporter,
+  type SessionHolder,
   saveRetryNotice,
+  UnsavedWork,
+  type UnsavedWorkWatch,
   type WatchUnsavedWorkOptions,
-  watchUnsavedWork,
-  watchUnsavedWorkAcross,
 } from "./unsaved-work.js";
 export { VERSION } from "./version.js";

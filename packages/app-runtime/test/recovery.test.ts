@@ -12,7 +12,6 @@ import {
   listRecoveryFiles,
   readRecoveryFile,
   recoverSessions,
-  watchUnsavedWork,
 } from "../src/index.js";
 import { temporaryDirectory, writeJson } from "./helpers.js";
 
@@ -254,7 +253,7 @@ describe("a runtime whose store fails mid-run", () => {
     const runtime = await createAppRuntime(base);
     await runtime.session.prompt("hello");
     FaultyJsonl.failing = true;
-    const watch = watchUnsavedWork(runtime.session);
+    const watch = runtime.watchUnsavedWork();
     await runtime.session.prompt("run echo ran > marker.txt");
     const unsaved = watch();
     const id = runtime.session.id;

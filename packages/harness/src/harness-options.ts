@@ -74,7 +74,8 @@ export interface HarnessOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /**
    * Receives failures that do not stop anything: hook handlers and listeners that threw, writes the store
-   * refused. Default `console.error`.
+   * refused. Default `console.error`. A save point's refusal reaches it after its `save_error` event has
+   * reached every listener, with the event's `error` object.
    *
    * Contract: should not throw; a throw is ignored.
    */

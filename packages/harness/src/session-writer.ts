@@ -224,9 +224,10 @@ export class SessionWriter {
     };
     this.failure = failure;
     await this.keep(failure);
-    this.events.report(error);
     const kept = failure.kept === undefined ? {} : { kept: failure.kept };
     await this.events.emit({ type: "save_error", error, attempts, entryCount: failure.entryCount, ...kept });
+    // After the event: a reporter can tell a refusal a listener took charge of by its error object.
+    this.events.report(error);
     return false;
   }
 

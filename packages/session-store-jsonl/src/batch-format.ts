@@ -10,15 +10,15 @@
  * its tree skips every `type: "session"` line after the header.
  */
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
+import {
+  BATCH_LINE_MARK_BYTE,
+  BATCH_TRAILER_PREFIX,
+  isBatchTrailer,
+  isBatchTrailerText,
+  NEWLINE,
+  NEWLINE_BYTE,
+} from "@arbor/session-store/jsonl-format";
 import type { AppendBuffer } from "./append-buffer.js";
-
-/** The byte that marks a line as part of a batch whose trailer follows. */
-export const BATCH_LINE_MARK = 0x09;
-
-const NEWLINE = 0x0a;
-
-/** The first bytes of every trailer line. */
-export const TRAILER_PREFIX = '{"type":"session","arbor":"batch"';
 
 /** A session's running totals: what listing shows and the next trailer carries. */
 export interface SessionTally {
@@ -57,7 +57,7 @@ export function countEntry(
 /** The header line: `{"type":"session","version":3,"id","timestamp","cwd",…}` and a newline. */
 export function encodeHeader(header: SessionHeader): string {
   const { type: _type, version, id, timestamp, cwd, ...rest } = header;
-  return `${JSON.stringify({ type: "session", version: version ?? 3, id, timestamp, cwd, ...rest })}\n`;
+  return `${JSON.stringify({ type: "session", version: version ?? 3, id, timestamp, cwd, ...rest })}${NEWLINE}`;
 }
 
 /** One entry as JSON with `type`, `id`, `parentId`, `timestamp` first (the order pi writes and the scanner reads). */
@@ -88,7 +88,7 @@ const TREE_KEYS = ["type", "id", "parentId"] as const;
 /** The trailer line for the totals after a batch (no newline). */
 export function encodeTrailer(tally: SessionTally): string {
   // Written by hand (the same text as stringifying the object): it is made for every batch.
-  let text = `${TRAILER_PREFIX},"lastEntryId":${JSON.stringify(tally.lastEntryId)}`;
+  let text = `${BATCH_TRAILER_PREFIX},"lastEntryId":${JSON.stringify(tally.lastEntryId)}`;
   if (tally.updatedAt !== undefined) text += `,"updatedAt":${JSON.stringify(tally.updatedAt)}`;
   text += `,"entries":${tally.entryCount},"messages":${tally.messageCount}`;
   if (tally.name !== undefined) text += `,"name":${JSON.stringify(tally.name)}`;
@@ -97,7 +97,7 @@ export function encodeTrailer(tally: SessionTally): string {
 
 /** Reads a trailer line's totals; undefined when the text is not a trailer. */
 export function decodeTrailer(text: string): SessionTally | undefined {
-  if (!text.startsWith(TRAILER_PREFIX)) return undefined;
+  if (!isBatchTrailerText(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -109,9 +109,8 @@ export function decodeTrailer(text: string): SessionTally | undefined {
 
 /** The totals of a parsed trailer object; undefined when it is not one. */
 export function tallyOfTrailer(value: unknown): SessionTally | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
+  if (!isBatchTrailer(value)) return undefined;
   const trailer = value as Record<string, unknown>;
-  if (trailer.type !== "session" || trailer.arbor !== "batch") return undefined;
   return {
     lastEntryId: typeof trailer.lastEntryId === "string" ? trailer.lastEntryId : null,
     updatedAt: typeof trailer.updatedAt === "string" ? trailer.updatedAt : undefined,
@@ -145,12 +144,12 @@ export function encodeBatch(
       const json = encodeEntry(entry);
       if (typeof json !== "string") throw new TypeError(`entry "${entry.id}" serializes to nothing`);
       out.text(json);
-      out.pair(BATCH_LINE_MARK, NEWLINE);
+      out.pair(BATCH_LINE_MARK_BYTE, NEWLINE_BYTE);
       // `name` is read only where it counts: looking up a property most entries lack costs ~6% of an append.
       const name = entry.type === "session_info" ? (entry as { name?: unknown }).name : undefined;
       countEntry(tally, entry.type, entry.id, entry.timestamp, name);
     }
-    out.text(`${encodeTrailer(tally)}\n`);
+    out.text(`${encodeTrailer(tally)}${NEWLINE}`);
   } catch (error) {
     out.truncate(start);
     throw error;

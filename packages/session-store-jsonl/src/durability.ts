@@ -3,6 +3,7 @@
  * torn tail to its `.torn` sidecar before the file is truncated (so nothing is ever lost).
  */
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { NEWLINE, NEWLINE_BYTE } from "@arbor/session-store/jsonl-format";
 import { readAt } from "./file-reads.js";
 import { openRegularFile } from "./regular-file.js";
 
@@ -49,7 +50,8 @@ export function moveTornTail(fd: number, path: string, committedEnd: number): nu
   );
   try {
     const existing = fstatSync(sidecar).size;
-    if (existing > 0 && readAt(sidecar, existing - 1, 1)[0] !== 0x0a) writeAll(sidecar, Buffer.from("\n"));
+    if (existing > 0 && readAt(sidecar, existing - 1, 1)[0] !== NEWLINE_BYTE)
+      writeAll(sidecar, Buffer.from(NEWLINE));
     writeAll(sidecar, torn);
     fsyncSync(sidecar);
   } finally {

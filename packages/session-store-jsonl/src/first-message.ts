@@ -6,6 +6,7 @@
  */
 import { readSync } from "node:fs";
 import { storedMessageText } from "@arbor/session-store/backend";
+import { NEWLINE } from "@arbor/session-store/jsonl-format";
 
 /** How far after the header the first user message is looked for. */
 export const FIRST_MESSAGE_BYTES = 4 * 1024;
@@ -24,7 +25,7 @@ export function readFirstMessage(fd: number, size: number, headerEnd: number): s
   if (length <= 0) return undefined;
   const buffer = Buffer.allocUnsafe(length);
   const read = readSync(fd, buffer, 0, length, headerEnd);
-  const lines = buffer.toString("utf8", 0, read).split("\n");
+  const lines = buffer.toString("utf8", 0, read).split(NEWLINE);
   const cut = headerEnd + read < size ? lines.pop() : undefined; // Cut by the end of the span.
   for (const line of lines) {
     if (!line.includes('"user"') || !line.includes('"message"')) continue;

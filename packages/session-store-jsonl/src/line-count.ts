@@ -5,13 +5,17 @@
  * usual way (then that one line is read whole, once). Linear in the bytes read, whatever the lines'
  * lengths.
  */
-import { countEntry, type SessionTally, tallyOfTrailer } from "./batch-format.js";
+import {
+  BATCH_LINE_MARK_BYTE,
+  CARRIAGE_RETURN_BYTE,
+  isBatchTrailer,
+  isSessionLine,
+  NEWLINE_BYTE,
+} from "@arbor/session-store/jsonl-format";
+import { countEntry, type SessionTally } from "./batch-format.js";
 import { readInto } from "./file-reads.js";
 import { createLineHead, readLineHead } from "./line-head.js";
 
-const NEWLINE = 0x0a;
-const TAB = 0x09;
-const CR = 0x0d;
 const CLOSE_BRACE = 0x7d;
 
 /** Chunk size of the pass. */
@@ -59,8 +63,11 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
   ) => {
     // `last` holds the line's final bytes before the newline (up to 3), oldest first.
     let trim = last.length;
-    while (trim > 0 && (last[trim - 1] === TAB || last[trim - 1] === CR)) trim--;
-    const marked = last.at(-1) === TAB || (last.at(-1) === CR && last.at(-2) === TAB);
+    while (trim > 0 && (last[trim - 1] === BATCH_LINE_MARK_BYTE || last[trim - 1] === CARRIAGE_RETURN_BYTE))
+      trim--;
+    const marked =
+      last.at(-1) === BATCH_LINE_MARK_BYTE ||
+      (last.at(-1) === CARRIAGE_RETURN_BYTE && last.at(-2) === BATCH_LINE_MARK_BYTE);
     const contentLength = lineEnd - lineStart - (last.length - trim);
     if (contentLength <= 0) return;
     const whole = length >= contentLength;
@@ -97,8 +104,8 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
       }
       if (!marked) committedEnd = lineEnd + 1;
       if (typeof value !== "object" || value === null) return;
-      if (value.type === "session") {
-        if (tallyOfTrailer(value) !== undefined) pending = undefined;
+      if (isSessionLine(value)) {
+        if (isBatchTrailer(value)) pending = undefined;
         return;
       }
       if (typeof value.type !== "string" || typeof value.id !== "string") return;
@@ -130,7 +137,7 @@ export function countForward(fd: number, start: number, end: number, base: Sessi
     filled += read;
     let lineStart = 0;
     for (;;) {
-      const newline = chunk.indexOf(NEWLINE, lineStart);
+      const newline = chunk.indexOf(NEWLINE_BYTE, lineStart);
       if (newline < 0 || newline >= filled) break;
       if (longHead !== undefined) {
         last = [...last, ...chunk.subarray(Math.max(0, newline - 3), newline)].slice(-3);

@@ -17,6 +17,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import { migrateSessionLines } from "@arbor/session-store/backend";
+import { NEWLINE } from "@arbor/session-store/jsonl-format";
 import { AppendBuffer } from "./append-buffer.js";
 import { emptyTally, encodeBatch, encodeHeader } from "./batch-format.js";
 import { syncDirectory } from "./durability.js";
@@ -37,7 +38,7 @@ export function migrateSessionBytes(buffer: Buffer): MigratedSession {
   const warnings: string[] = [];
   const text = buffer.toString("utf8");
   let lineNumber = 0;
-  for (const line of text.split("\n")) {
+  for (const line of text.split(NEWLINE)) {
     lineNumber++;
     if (line.trim() === "") continue;
     try {

@@ -5,18 +5,18 @@
 import { SessionCorruptError, type SessionEntry, type SessionHeader } from "@arbor/session-store";
 import { parseEntryText } from "@arbor/session-store/backend";
 import {
-  BATCH_LINE_MARK,
-  countEntry,
-  emptyTally,
-  type SessionTally,
-  TRAILER_PREFIX,
-  tallyOfTrailer,
-} from "./batch-format.js";
+  BATCH_LINE_MARK_BYTE,
+  CARRIAGE_RETURN_BYTE,
+  isBatchTrailer,
+  isBatchTrailerBytes,
+  isSessionLine,
+  NEWLINE_BYTE,
+} from "@arbor/session-store/jsonl-format";
+import { countEntry, emptyTally, type SessionTally } from "./batch-format.js";
 import { createLineHead, readLineHead } from "./line-head.js";
 import { BufferEntrySource, type EntrySource, JsonlStoredEntry } from "./stored-entry.js";
 
-const NEWLINE = 0x0a;
-const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
+const SPACE = 0x20;
 
 /** The header line of a session file and where the entries start. */
 export interface ParsedHeader {
@@ -32,7 +32,7 @@ export interface ParsedHeader {
  * not a `{"type":"session","id":…}` object.
  */
 export function parseHeaderLine(sessionId: string, buffer: Buffer): ParsedHeader {
-  const newline = buffer.indexOf(NEWLINE);
+  const newline = buffer.indexOf(NEWLINE_BYTE);
   if (newline < 0) {
     throw new SessionCorruptError(
       sessionId,
@@ -63,12 +63,12 @@ export function parseHeaderLine(sessionId: string, buffer: Buffer): ParsedHeader
  */
 export function findCommittedEnd(buffer: Buffer, floor: number): number {
   let end = buffer.length;
-  if (end > floor && buffer[end - 1] !== NEWLINE)
-    end = Math.max(floor, buffer.lastIndexOf(NEWLINE, end - 1) + 1);
+  if (end > floor && buffer[end - 1] !== NEWLINE_BYTE)
+    end = Math.max(floor, buffer.lastIndexOf(NEWLINE_BYTE, end - 1) + 1);
   while (end > floor) {
-    const mark = buffer[end - 2] === 0x0d ? buffer[end - 3] : buffer[end - 2];
-    if (mark !== BATCH_LINE_MARK) break;
-    end = end >= 2 ? Math.max(floor, buffer.lastIndexOf(NEWLINE, end - 2) + 1) : floor;
+    const mark = buffer[end - 2] === CARRIAGE_RETURN_BYTE ? buffer[end - 3] : buffer[end - 2];
+    if (mark !== BATCH_LINE_MARK_BYTE) break;
+    end = end >= 2 ? Math.max(floor, buffer.lastIndexOf(NEWLINE_BYTE, end - 2) + 1) : floor;
   }
   return end;
 }
@@ -77,7 +77,7 @@ export function findCommittedEnd(buffer: Buffer, floor: number): number {
 export function countLines(buffer: Buffer, start: number, end: number): number {
   let lines = 0;
   for (let position = start; position < end; lines++) {
-    const newline = buffer.indexOf(NEWLINE, position);
+    const newline = buffer.indexOf(NEWLINE_BYTE, position);
     position = newline < 0 || newline >= end ? end : newline + 1;
   }
   return lines;
@@ -110,7 +110,7 @@ export function describeTail(read: ReadFile): string {
   const firstLine = countLines(buffer, 0, committedEnd) + 1;
   const lines = countLines(buffer, committedEnd, buffer.length);
   const where = lines === 1 ? `line ${firstLine}` : `lines ${firstLine}-${firstLine + lines - 1}`;
-  const what = buffer[buffer.length - 1] === 0x0a ? "a batch without its trailer" : "a torn write";
+  const what = buffer[buffer.length - 1] === NEWLINE_BYTE ? "a batch without its trailer" : "a torn write";
   return `the last ${buffer.length - committedEnd} bytes (${where}: ${what})`;
 }
 
@@ -172,16 +172,16 @@ export class EntryScanner {
     let position = this.position - base;
     const stop = end - base;
     while (position < stop) {
-      let newline = buffer.indexOf(NEWLINE, position);
+      let newline = buffer.indexOf(NEWLINE_BYTE, position);
       if (newline < 0 || newline >= stop) newline = stop;
       const lineNumber = ++this.lineNumber;
       const lineStart = position;
       position = newline + 1;
-      const marked = buffer[newline - 1] === BATCH_LINE_MARK;
+      const marked = buffer[newline - 1] === BATCH_LINE_MARK_BYTE;
       let contentEnd = newline;
       while (contentEnd > lineStart && isWhitespace(buffer[contentEnd - 1]!)) contentEnd--;
       if (contentEnd === lineStart) continue;
-      if (isTrailer(buffer, lineStart, contentEnd)) {
+      if (isBatchTrailerBytes(buffer, lineStart, contentEnd)) {
         this.pendingIndex = -1; // The batch is committed.
         continue;
       }
@@ -206,8 +206,8 @@ export class EntryScanner {
           continue;
         }
         const record = value as Record<string, unknown>;
-        if (typeof value === "object" && value !== null && record.type === "session") {
-          if (tallyOfTrailer(value) !== undefined) {
+        if (isSessionLine(value)) {
+          if (isBatchTrailer(value)) {
             this.pendingIndex = -1;
           } else {
             this.warnings.push(`line ${lineNumber}: a second session header; skipped`);
@@ -323,16 +323,7 @@ function lastTimestamp(source: EntrySource, entries: readonly JsonlStoredEntry[]
   return undefined;
 }
 
-/** A batch trailer, recognized by its first bytes (it is never parsed when opening a file). */
-function isTrailer(buffer: Buffer, start: number, end: number): boolean {
-  // Byte 9 is the first letter of the type: "s" for "session", something else for almost every entry.
-  if (end - start <= TRAILER_BYTES.length || buffer[start + 9] !== TRAILER_BYTES[9]) return false;
-  for (let index = 0; index < TRAILER_BYTES.length; index++) {
-    if (buffer[start + index] !== TRAILER_BYTES[index]) return false;
-  }
-  return true;
-}
-
+/** JSON whitespace a line may end with before its newline: the batch mark (a tab), a carriage return, a space. */
 function isWhitespace(byte: number): boolean {
-  return byte === 0x09 || byte === 0x0d || byte === 0x20;
+  return byte === BATCH_LINE_MARK_BYTE || byte === CARRIAGE_RETURN_BYTE || byte === SPACE;
 }

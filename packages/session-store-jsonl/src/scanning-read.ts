@@ -7,12 +7,11 @@
 import { closeSync, constants, fstatSync } from "node:fs";
 import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import { needsMigration } from "@arbor/session-store/backend";
+import { NEWLINE_BYTE } from "@arbor/session-store/jsonl-format";
 import { FileEntrySource } from "./file-entry-source.js";
 import { readInto } from "./file-reads.js";
 import { openRegularFile } from "./regular-file.js";
 import { EntryScanner, parseHeaderLine, type ScanResult } from "./scanner.js";
-
-const NEWLINE = 0x0a;
 
 /** The window's size: lines are scanned this many bytes at a time (a longer line grows it for one open). */
 const DEFAULT_WINDOW = 4 * 1024 * 1024;
@@ -60,7 +59,11 @@ export async function readAndScan(
     let base = 0;
     let filled = readInto(fd, buffer, 0, Math.min(buffer.length, size), 0);
     // The header line must be whole in the window.
-    while (buffer.subarray(0, filled).indexOf(NEWLINE) < 0 && filled === buffer.length && filled < size) {
+    while (
+      buffer.subarray(0, filled).indexOf(NEWLINE_BYTE) < 0 &&
+      filled === buffer.length &&
+      filled < size
+    ) {
       buffer = grow(buffer, filled);
       filled += readInto(fd, buffer, filled, Math.min(buffer.length, size) - filled, filled);
     }
@@ -78,7 +81,7 @@ export async function readAndScan(
       headerEnd,
     );
     for (;;) {
-      const lastNewline = filled > 0 ? buffer.lastIndexOf(NEWLINE, filled - 1) : -1;
+      const lastNewline = filled > 0 ? buffer.lastIndexOf(NEWLINE_BYTE, filled - 1) : -1;
       if (lastNewline >= 0 && base + lastNewline + 1 > scanner.scanned) {
         scanner.scanWindow(buffer, base, base + lastNewline + 1);
       }

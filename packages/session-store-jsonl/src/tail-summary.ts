@@ -7,19 +7,16 @@
  */
 import { SessionCorruptError, type SessionHeader } from "@arbor/session-store";
 import {
-  BATCH_LINE_MARK,
-  decodeTrailer,
-  emptyTally,
-  type SessionTally,
-  TRAILER_PREFIX,
-} from "./batch-format.js";
+  BATCH_LINE_MARK_BYTE,
+  BATCH_TRAILER_PREFIX_BYTES,
+  CARRIAGE_RETURN_BYTE,
+  NEWLINE_BYTE,
+} from "@arbor/session-store/jsonl-format";
+import { decodeTrailer, emptyTally, type SessionTally } from "./batch-format.js";
 import { readAt } from "./file-reads.js";
 import { countForward } from "./line-count.js";
 import { createLineHead, readLineHead } from "./line-head.js";
 import { parseHeaderLine } from "./scanner.js";
-
-const NEWLINE = 0x0a;
-const TRAILER_BYTES = Buffer.from(TRAILER_PREFIX, "utf8");
 
 /** Largest header line accepted. */
 const MAX_HEADER = 1024 * 1024;
@@ -33,7 +30,7 @@ export function readHeader(
   let length = Math.min(size, 4096);
   for (;;) {
     const bytes = readAt(fd, 0, length, true);
-    const newline = bytes.indexOf(NEWLINE);
+    const newline = bytes.indexOf(NEWLINE_BYTE);
     if (newline >= 0) {
       return parseHeaderLine(sessionId, bytes.subarray(0, newline + 1));
     }
@@ -112,16 +109,19 @@ export function peekTail(fd: number, size: number, headerEnd: number): TailPeek 
 /** `lastEntryId` and `updatedAt` from the last committed entry lines of a tail (16 at most). */
 function lastEntryOf({ bytes, start }: Tail, headerEnd: number): SessionTally | undefined {
   // The committed lines: not a torn last line, not a run of batch lines without their trailer.
-  let end = bytes.lastIndexOf(NEWLINE) + 1;
+  let end = bytes.lastIndexOf(NEWLINE_BYTE) + 1;
   const head = createLineHead();
   const tally = emptyTally();
   let lines = 0;
   while (end > 0 && lines < 16) {
-    const lineStart = end >= 2 ? bytes.lastIndexOf(NEWLINE, end - 2) + 1 : 0;
+    const lineStart = end >= 2 ? bytes.lastIndexOf(NEWLINE_BYTE, end - 2) + 1 : 0;
     if (lineStart === 0 && start > headerEnd) break; // The line may begin before the tail.
     let contentEnd = end - 1;
-    const marked = bytes[contentEnd - 1] === BATCH_LINE_MARK;
-    while (contentEnd > lineStart && (bytes[contentEnd - 1] === 0x09 || bytes[contentEnd - 1] === 0x0d))
+    const marked = bytes[contentEnd - 1] === BATCH_LINE_MARK_BYTE;
+    while (
+      contentEnd > lineStart &&
+      (bytes[contentEnd - 1] === BATCH_LINE_MARK_BYTE || bytes[contentEnd - 1] === CARRIAGE_RETURN_BYTE)
+    )
       contentEnd--;
     end = lineStart;
     if (marked && tally.lastEntryId === null) continue; // Uncommitted (no trailer after it).
@@ -176,12 +176,12 @@ function lastTrailer(
 ): { tally: SessionTally; end: number } | undefined {
   let position = bytes.length;
   for (;;) {
-    const trailer = bytes.lastIndexOf(TRAILER_BYTES, position - 1);
+    const trailer = bytes.lastIndexOf(BATCH_TRAILER_PREFIX_BYTES, position - 1);
     if (trailer < 0) return undefined;
     position = trailer;
     // Byte 0 starts a line only when the bytes start at the floor (a line boundary).
-    if (trailer > 0 ? bytes[trailer - 1] !== NEWLINE : !startsLine) continue;
-    const lineEnd = bytes.indexOf(NEWLINE, trailer);
+    if (trailer > 0 ? bytes[trailer - 1] !== NEWLINE_BYTE : !startsLine) continue;
+    const lineEnd = bytes.indexOf(NEWLINE_BYTE, trailer);
     if (lineEnd < 0) continue; // Torn.
     const tally = decodeTrailer(bytes.toString("utf8", trailer, lineEnd).trimEnd());
     if (tally !== undefined) return { tally, end: start + lineEnd + 1 };

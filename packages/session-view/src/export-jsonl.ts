@@ -4,11 +4,12 @@
  *
  * What "as stored" means here: the entries are exactly the store's (unknown fields and entry types kept,
  * keys in their order), but the JSONL store's batch framing is dropped — the tab before each batched
- * line's newline and the `{"type":"session","arbor":"batch",…}` trailer lines. The output is what the pi
+ * line's newline and the batch trailer lines (`@arbor/session-store/jsonl-format`). The output is what the pi
  * agent writes, so it opens in pi and in `arbor sessions import`; a version 1 or 2 file comes out migrated
  * to version 3, and a torn tail is left out.
  */
 import type { SessionStore } from "@arbor/session-store";
+import { NEWLINE } from "@arbor/session-store/jsonl-format";
 
 /** What {@link exportJsonl} produced. */
 export interface JsonlExport {
@@ -38,5 +39,5 @@ export async function exportJsonl(store: SessionStore, sessionId: string): Promi
       warnings.push(`entry "${entry.id}" left out: ${(error as Error).message}`);
     }
   }
-  return { text: `${lines.join("\n")}\n`, entryCount: lines.length - 1, warnings };
+  return { text: `${lines.join(NEWLINE)}${NEWLINE}`, entryCount: lines.length - 1, warnings };
 }

@@ -8,7 +8,6 @@ import type { AssistantMessage } from "@arbor/ai-providers";
 import {
   type AppRuntime,
   abortOnInterrupt,
-  alreadyWarned,
   assistantText,
   INTERRUPTED,
   type InterruptWatch,
@@ -16,7 +15,7 @@ import {
   lastAssistantMessage,
   reportRunNotices,
   sessionRecord,
-  watchUnsavedWork,
+  type UnsavedWorkWatch,
 } from "@arbor/app-runtime";
 import type { CliIo } from "../io.js";
 
@@ -43,9 +42,9 @@ async function extensionCommand(runtime: AppRuntime, prompt: string): Promise<nu
   return runtime.extensions.failures.length > failedBefore ? 1 : 0;
 }
 
-/** What to say about unsaved work: its reason, or "see above" when a warning already said it. */
-export function unsavedLine(unsaved: string): string {
-  return alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
+/** What to say about unsaved work: its reason, or "see above" when a warning of the runtime already said it. */
+export function unsavedLine(unsaved: string, saves: UnsavedWorkWatch): string {
+  return saves.alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
 }
 
 /** The run's outcome, failed when Ctrl-C stopped it (a tool aborted between turns ends with no error). */
@@ -69,7 +68,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   const commandCode = await extensionCommand(runtime, prompt);
   if (commandCode !== undefined) return commandCode;
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
-  const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
+  const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
   let unsaved: string | undefined;
   try {
@@ -83,7 +82,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   if (unsaved !== undefined) {
-    io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
+    io.stderr.write(`arbor: error: ${unsavedLine(unsaved, saves)}\n`);
     return 1;
   }
   if (failed) {
@@ -113,7 +112,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   }
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
-  const saves = watchUnsavedWork(runtime.session, { onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
+  const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
   let unsaved: string | undefined;
   try {
@@ -128,7 +127,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const outcome = outcomeOf(runtime, interrupt);
   const message = outcome.message;
   const failed = outcome.failed || unsaved !== undefined;
-  if (unsaved !== undefined) io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
+  if (unsaved !== undefined) io.stderr.write(`arbor: error: ${unsavedLine(unsaved, saves)}\n`);
   const error = unsaved ?? (interrupt.interrupted ? INTERRUPTED : message?.errorMessage);
   writer.record({
     type: "result",

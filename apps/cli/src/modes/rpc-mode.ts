@@ -4,7 +4,7 @@
  * End of input ends the mode after the work in flight.
  */
 import { createInterface } from "node:readline";
-import { type AppRuntime, createRpcServer, watchUnsavedWorkAcross } from "@arbor/app-runtime";
+import { type AppRuntime, createRpcServer } from "@arbor/app-runtime";
 import type { CliIo } from "../io.js";
 
 /**
@@ -15,7 +15,7 @@ import type { CliIo } from "../io.js";
  * holds or changed the session), said once on stderr.
  */
 export async function runRpcMode(runtime: AppRuntime, io: CliIo): Promise<number> {
-  const saves = watchUnsavedWorkAcross(runtime);
+  const saves = runtime.watchUnsavedWork();
   const server = createRpcServer(runtime, (line) => io.stdout.write(line));
   const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
   let unsaved: string | undefined;
@@ -27,6 +27,6 @@ export async function runRpcMode(runtime: AppRuntime, io: CliIo): Promise<number
   }
   if (unsaved === undefined) return 0;
   const { unsavedLine } = await import("./one-shot.js");
-  io.stderr.write(`arbor: error: ${unsavedLine(unsaved)}\n`);
+  io.stderr.write(`arbor: error: ${unsavedLine(unsaved, saves)}\n`);
   return 1;
 }

@@ -17,6 +17,7 @@ import {
   type SessionNotice,
 } from "@arbor/session-store";
 import { migrateSessionLines, readSessionEntry, validateSessionHeader } from "@arbor/session-store/backend";
+import { isSessionLine, NEWLINE } from "@arbor/session-store/jsonl-format";
 import { ArborUserError } from "../errors.js";
 
 /** A session file read for import. */
@@ -57,8 +58,8 @@ export function readSessionFileForImport(
 ): ImportedFile {
   const notices: SessionNotice[] = [];
   const values: unknown[] = [];
-  const lines = text.split("\n");
-  const complete = text.endsWith("\n");
+  const lines = text.split(NEWLINE);
+  const complete = text.endsWith(NEWLINE);
   lines.forEach((line, index) => {
     if (line.trim() === "") return;
     let value: unknown;
@@ -83,7 +84,7 @@ export function readSessionFileForImport(
       return;
     }
     // A `session` line after the header is the JSONL store's batch trailer: framing, not an entry.
-    if (values.length > 0 && isRecord(value) && value.type === "session") return;
+    if (values.length > 0 && isSessionLine(value)) return;
     values.push(value);
   });
   const first = values[0];
