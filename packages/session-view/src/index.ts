@@ -90,6 +90,7 @@ export {
   previewView,
   viewEntry,
 } from "./entry-view.js";
+export { EventEncoder, type EventEncoderOptions } from "./event-encoder.js";
 export { exportHtml, type HtmlExportOptions } from "./export-html.js";
 export { exportJsonl, type JsonlExport } from "./export-jsonl.js";
 export {
@@ -114,6 +115,16 @@ export {
 export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
+export {
+  isDeltaEvent,
+  PROTOCOL_EVENT_SCHEMAS,
+  PROTOCOL_EVENT_VERSION,
+  type ProtocolDeltaType,
+  type ProtocolEvent,
+  type ProtocolEventOf,
+  ProtocolEventSchema,
+  type ProtocolEventType,
+} from "./protocol-events.js";
 export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
 export { sessionContextBreakdown } from "./session-context.js";
 export {
