@@ -41,10 +41,10 @@ const DELTA_KINDS: Record<string, LiveBlock["kind"]> = {
 export function applyLiveEvent(state: LiveState, event: ServerEvent): LiveState {
   const kind = DELTA_KINDS[event.type];
   if (kind !== undefined) {
-    const index = Number(event.i);
+    const index = Number(event.contentIndex);
     const blocks = [...state.blocks];
     const block = blocks[index];
-    blocks[index] = { kind, text: (block?.kind === kind ? block.text : "") + String(event.d ?? "") };
+    blocks[index] = { kind, text: (block?.kind === kind ? block.text : "") + String(event.delta ?? "") };
     for (let at = 0; at < blocks.length; at++) blocks[at] ??= { kind: "text", text: "" };
     return { ...state, streaming: true, blocks };
   }
@@ -61,7 +61,7 @@ export function applyLiveEvent(state: LiveState, event: ServerEvent): LiveState 
         tools: [
           ...state.tools,
           {
-            id: String(event.id),
+            id: String(event.toolCallId),
             name: String(event.name),
             args: JSON.stringify(event.args ?? {}),
             output: "",
@@ -74,10 +74,10 @@ export function applyLiveEvent(state: LiveState, event: ServerEvent): LiveState 
       return {
         ...state,
         tools: state.tools.map((tool) =>
-          tool.id === event.id
+          tool.id === event.toolCallId
             ? {
                 ...tool,
-                output: typeof event.text === "string" ? event.text : tool.output + String(event.d ?? ""),
+                output: typeof event.text === "string" ? event.text : tool.output + String(event.delta ?? ""),
               }
             : tool,
         ),
@@ -86,7 +86,7 @@ export function applyLiveEvent(state: LiveState, event: ServerEvent): LiveState 
       return {
         ...state,
         tools: state.tools.map((tool) =>
-          tool.id === event.id ? { ...tool, done: true, isError: event.isError === true } : tool,
+          tool.id === event.toolCallId ? { ...tool, done: true, isError: event.isError === true } : tool,
         ),
       };
     case "agent_end":
