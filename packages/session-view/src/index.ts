@@ -135,6 +135,16 @@ export {
   sessionGraph,
 } from "./session-graph.js";
 export {
+  type HarnessTransport,
+  harnessSessionState,
+  harnessTransport,
+  isSessionTransport,
+  type ProtocolEventListener,
+  type SessionHistory,
+  type SessionState,
+  type SessionTransport,
+} from "./session-transport.js";
+export {
   type AttachOptions,
   GENERATION_SIZE,
   MOVE_REPLAY_LIMIT,
