@@ -152,10 +152,10 @@ export function whenReady<T>(
   then: (value: T, late: boolean) => void,
   onError: (error: unknown) => void = () => undefined,
 ): boolean {
-  if (value instanceof Promise) {
-    value.then((resolved) => then(resolved, true), onError);
+  if (typeof (value as { then?: unknown } | null)?.then === "function") {
+    (value as PromiseLike<T>).then((resolved) => then(resolved, true), onError);
     return false;
   }
-  then(value, false);
+  then(value as T, false);
   return true;
 }
