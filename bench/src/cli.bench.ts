@@ -249,10 +249,10 @@ const bench: Bench = {
       const events = json
         .trim()
         .split("\n")
-        .map((line) => JSON.parse(line) as { type: string; d?: string; message?: { role: string } });
+        .map((line) => JSON.parse(line) as { type: string; delta?: string; message?: { role: string } });
       const answer = events
         .filter((event) => event.type === "text_delta")
-        .map((event) => event.d)
+        .map((event) => event.delta)
         .join("");
       const bytes = Buffer.byteLength(json);
       const deltas = events.filter((event) => event.type === "text_delta").length;

@@ -186,9 +186,9 @@ const bench: Bench = {
         (globalThis as unknown as { arrivals: typeof arrivals }).arrivals = arrivals;
         const source = new EventSource(`api/events?token=${pageToken}`);
         source.onmessage = (message) => {
-          const event = JSON.parse(message.data) as { type: string; d?: string };
+          const event = JSON.parse(message.data) as { type: string; delta?: string };
           if (event.type === "text_delta") {
-            chars += event.d?.length ?? 0;
+            chars += event.delta?.length ?? 0;
             arrivals.push({ at: Date.now(), chars });
           }
         };
@@ -200,9 +200,9 @@ const bench: Bench = {
       let sentChars = 0;
       // The hub turns each harness event into its record synchronously, in the harness's listener.
       const stop = demo.hub.log.subscribe((record) => {
-        const event = JSON.parse(record.data) as { type: string; d?: string };
+        const event = JSON.parse(record.data) as { type: string; delta?: string };
         if (event.type === "text_delta") {
-          sentChars += event.d?.length ?? 0;
+          sentChars += event.delta?.length ?? 0;
           sent.push({ at: Date.now(), chars: sentChars });
         }
       });

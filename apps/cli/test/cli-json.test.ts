@@ -42,7 +42,7 @@ describe("arbor --mode json", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout);
-    expect(events[0]).toMatchObject({ type: "session", v: 1, model: "anthropic/claude-sonnet-5-5" });
+    expect(events[0]).toMatchObject({ type: "session", version: 2, model: "anthropic/claude-sonnet-5-5" });
     const types = events.map((event) => event.type);
     expect(types.slice(1, 5)).toEqual(["agent_start", "turn_start", "message_end", "message_start"]);
     expect(types.at(-1)).toBe("result");
@@ -50,10 +50,10 @@ describe("arbor --mode json", () => {
     const deltas = events.filter((event) => event.type === "text_delta");
     // Paced 30 ms apart, the deltas were not merged: several lines, each only its own text.
     expect(deltas.length).toBeGreaterThan(3);
-    expect(deltas.map((delta) => delta.d).join("")).toBe("The quick brown fox jumps over the lazy dog.");
+    expect(deltas.map((delta) => delta.delta).join("")).toBe("The quick brown fox jumps over the lazy dog.");
     for (const delta of deltas) {
-      expect(Object.keys(delta).sort()).toEqual(["d", "i", "type"]);
-      expect(JSON.stringify(delta).length).toBeLessThan(40 + String(delta.d).length);
+      expect(Object.keys(delta).sort()).toEqual(["contentIndex", "delta", "type"]);
+      expect(JSON.stringify(delta).length).toBeLessThan(52 + String(delta.delta).length);
     }
     // The whole message is written once, at its end.
     const ends = events.filter((event) => event.type === "message_end");
@@ -81,7 +81,7 @@ describe("arbor --mode json", () => {
     const answer = (end!.message as { content: { text: string }[] }).content[0]!.text;
     expect(answer.split(/\s+/).length).toBe(2000);
     const deltas = events.filter((event) => event.type === "text_delta");
-    expect(deltas.map((delta) => delta.d).join("")).toBe(answer);
+    expect(deltas.map((delta) => delta.delta).join("")).toBe(answer);
     expect(Buffer.byteLength(run.stdout) / answer.length).toBeLessThan(3);
   });
 

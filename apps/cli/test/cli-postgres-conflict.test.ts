@@ -12,7 +12,7 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== "") {
       const first = await runArbor(box, ["-p", "hello", "--mode", "json", ...store]);
       expect(first.code).toBe(0);
       const record = jsonLines(first.stdout).find((line) => line.type === "session");
-      const id = String(record?.id ?? record?.sessionId);
+      const id = String(record?.sessionId);
       try {
         const args = ["-p", "wait 1500 done", "--session", id, ...store];
         const runs = await Promise.all([runArbor(box, args), runArbor(box, args)]);

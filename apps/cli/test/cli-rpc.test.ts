@@ -12,12 +12,12 @@ describe("arbor --mode rpc", () => {
     const box = sandbox();
     const client = RpcClient.start(box, ["--provider", "scripted"]);
     const session = await client.waitFor((line) => line.type === "session");
-    expect(session).toMatchObject({ type: "session", v: 1, model: "scripted/demo" });
+    expect(session).toMatchObject({ type: "session", version: 2, model: "scripted/demo" });
 
     const state = await client.send({ id: "s1", type: "get_state" });
     expect(state).toMatchObject({ type: "response", id: "s1", command: "get_state", success: true });
     expect(state.data).toMatchObject({
-      sessionId: session.id,
+      sessionId: session.sessionId,
       model: "scripted/demo",
       isBusy: false,
       messageCount: 0,
@@ -25,7 +25,11 @@ describe("arbor --mode rpc", () => {
 
     const mark = client.lines.length;
     const prompt = await client.send({ id: "p1", type: "prompt", text: "run echo rpc-tool-ran" });
-    expect(prompt).toMatchObject({ success: true, command: "prompt", data: { sessionId: session.id } });
+    expect(prompt).toMatchObject({
+      success: true,
+      command: "prompt",
+      data: { sessionId: session.sessionId },
+    });
     await settled(client, mark);
     const run = client.lines.slice(mark);
     expect(run.some((line) => line.type === "tool_start" && line.name === "bash")).toBe(true);
@@ -65,7 +69,7 @@ describe("arbor --mode rpc", () => {
     );
     expect(responses).toHaveLength(9);
     expect(
-      client.lines.some((line) => line.type === "text_delta" && String(line.d).includes("finished")),
+      client.lines.some((line) => line.type === "text_delta" && String(line.delta).includes("finished")),
     ).toBe(true);
     const [file] = sessionFiles(box.home);
     expect(file!.text).toContain("finished after EOF");
@@ -142,9 +146,9 @@ describe("arbor --mode rpc", () => {
     expect(client.lines.some((line) => line.type === "branch_summary")).toBe(true);
 
     const fork = await client.send({ id: "f1", type: "fork" });
-    expect(fork).toMatchObject({ success: true, data: { parentSession: session.id } });
+    expect(fork).toMatchObject({ success: true, data: { parentSession: session.sessionId } });
     const forkId = (fork.data as { sessionId: string }).sessionId;
-    expect(forkId).not.toBe(session.id);
+    expect(forkId).not.toBe(session.sessionId);
     const state = await client.send({ id: "s1", type: "get_state" });
     expect((state.data as { sessionId: string }).sessionId).toBe(forkId);
     // Events now come from the fork.
@@ -155,11 +159,11 @@ describe("arbor --mode rpc", () => {
 
     const files = sessionFiles(box.home);
     expect(files).toHaveLength(2);
-    const original = files.find((file) => file.lines[0]!.id === session.id)!;
+    const original = files.find((file) => file.lines[0]!.id === session.sessionId)!;
     const forked = files.find((file) => file.lines[0]!.id === forkId)!;
     expect(original.lines.some((line) => line.type === "compaction")).toBe(true);
     expect(original.lines.some((line) => line.type === "branch_summary")).toBe(true);
-    expect(forked.lines[0]).toMatchObject({ parentSession: session.id });
+    expect(forked.lines[0]).toMatchObject({ parentSession: session.sessionId });
     expect(forked.text).toContain("in the fork");
     expect(original.text).not.toContain("in the fork");
   });

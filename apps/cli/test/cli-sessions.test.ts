@@ -15,7 +15,7 @@ const PI_FIXTURE = fileURLToPath(
 async function prompt(box: Sandbox, text: string, flags: string[] = []): Promise<string> {
   const run = await runMainInProcess(box, ["--mode", "json", "-p", text, "--provider", "scripted", ...flags]);
   expect(run.code, run.stderr).toBe(0);
-  return jsonLines(run.stdout)[0]!.id as string;
+  return jsonLines(run.stdout)[0]!.sessionId as string;
 }
 
 function userTexts(lines: readonly Record<string, unknown>[]): string[] {
@@ -133,7 +133,7 @@ describe("arbor: resuming, continuing and forking sessions", () => {
       "scripted",
     ]);
     expect(forkOutside.code).toBe(0);
-    const forkId = jsonLines(forkOutside.stdout)[0]!.id as string;
+    const forkId = jsonLines(forkOutside.stdout)[0]!.sessionId as string;
     const forked = sessionFiles(box.home).find((candidate) => candidate.lines[0]!.id === forkId)!;
     expect(forked.text).toContain("forked pi");
     expect(forked.lines.filter((line) => line.type === "message").length).toBeGreaterThan(2);

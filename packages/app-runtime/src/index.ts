@@ -196,6 +196,11 @@ export {
   type JsonEventWriterOptions,
   type JsonRecord,
   lastAssistantMessage,
+  PROTOCOL_EVENT_SCHEMAS,
+  type ProtocolEvent,
+  type ProtocolEventOf,
+  ProtocolEventSchema,
+  type ProtocolEventType,
   sessionRecord,
 } from "./protocol/json-events.js";
 export {

@@ -25,13 +25,13 @@ describe("JsonEventWriter", () => {
       writer.handle(textDelta("lo"));
       expect(lines).toEqual([]);
       vi.advanceTimersByTime(25);
-      expect(lines).toEqual(['{"type":"text_delta","i":0,"d":"Hello"}\n']);
+      expect(lines).toEqual(['{"type":"text_delta","contentIndex":0,"delta":"Hello"}\n']);
       writer.handle(textDelta(" wor"));
       writer.handle(textDelta("ld", 1));
       writer.handle({ type: "turn_start" });
       expect(lines.slice(1)).toEqual([
-        '{"type":"text_delta","i":0,"d":" wor"}\n',
-        '{"type":"text_delta","i":1,"d":"ld"}\n',
+        '{"type":"text_delta","contentIndex":0,"delta":" wor"}\n',
+        '{"type":"text_delta","contentIndex":1,"delta":"ld"}\n',
         '{"type":"turn_start"}\n',
       ]);
     } finally {
@@ -112,9 +112,9 @@ describe("JsonEventWriter", () => {
     writer.handle(update("a\nb\n"));
     writer.handle(update("b\nc\n"));
     expect(lines.slice(1)).toEqual([
-      { type: "tool_update", id: "c1", d: "a\n" },
-      { type: "tool_update", id: "c1", d: "b\n" },
-      { type: "tool_update", id: "c1", text: "b\nc\n" },
+      { type: "tool_update", toolCallId: "c1", delta: "a\n" },
+      { type: "tool_update", toolCallId: "c1", delta: "b\n" },
+      { type: "tool_update", toolCallId: "c1", text: "b\nc\n" },
     ]);
   });
 });

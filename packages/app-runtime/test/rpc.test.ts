@@ -80,7 +80,12 @@ describe("createRpcServer (one dispatcher over the union)", () => {
     } finally {
       await runtime.dispose();
     }
-    expect(lines[0]).toMatchObject({ type: "session", v: 1, model: "scripted/demo", persistent: false });
+    expect(lines[0]).toMatchObject({
+      type: "session",
+      version: 2,
+      model: "scripted/demo",
+      persistent: false,
+    });
     const responses = lines.filter((line) => line.type === "response");
     expect(responses).toHaveLength(4);
     expect(responses.find((line) => line.id === "p")).toMatchObject({ success: true, command: "prompt" });

@@ -29,6 +29,7 @@ export {
   previewView,
   viewEntry,
 } from "./entry-view.js";
+export { EventEncoder, type EventEncoderOptions } from "./event-encoder.js";
 export { exportHtml, type HtmlExportOptions } from "./export-html.js";
 export { exportJsonl, type JsonlExport } from "./export-jsonl.js";
 export {
@@ -53,6 +54,16 @@ export {
 export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
+export {
+  isDeltaEvent,
+  PROTOCOL_EVENT_SCHEMAS,
+  PROTOCOL_EVENT_VERSION,
+  type ProtocolDeltaType,
+  type ProtocolEvent,
+  type ProtocolEventOf,
+  ProtocolEventSchema,
+  type ProtocolEventType,
+} from "./protocol-events.js";
 export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
 export { sessionContextBreakdown } from "./session-context.js";
 export {
@@ -62,6 +73,16 @@ export {
   type SessionGraphOptions,
   sessionGraph,
 } from "./session-graph.js";
+export {
+  type HarnessTransport,
+  harnessSessionState,
+  harnessTransport,
+  isSessionTransport,
+  type ProtocolEventListener,
+  type SessionHistory,
+  type SessionState,
+  type SessionTransport,
+} from "./session-transport.js";
 export {
   type AttachOptions,
   GENERATION_SIZE,

@@ -1,7 +1,9 @@
-import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
-import type { ContextUsage, HarnessEvent, HarnessPhase, HarnessSession } from "@arbor/harness";
-import { clipText, errorText, headLines, singleLine } from "./format.js";
+import type { AssistantMessage, ToolResultMessage, Usage } from "@arbor/ai-providers";
+import { StreamingJsonParser } from "@arbor/ai-providers";
+import type { HarnessPhase } from "@arbor/harness";
+import { clipText, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
+import type { ProtocolEvent, ProtocolEventOf } from "./protocol-events.js";
 import {
   assistantBlocks,
   assistantEndNotice,
@@ -15,27 +17,53 @@ import {
   userDisplayText,
   type ViewMessage,
 } from "./transcript-items.js";
-import { addUsage, usageOfEntry } from "./usage-totals.js";
-import { lastLine, lastTextOf, liveBlocks, queuedText, toolItemLine } from "./view-slices.js";
+import { addUsage } from "./usage-totals.js";
+import { type LiveBlock, lastLine, queuedText, toolItemLine } from "./view-slices.js";
 import type { ViewStore } from "./view-store.js";
 
+/** What the event view asks of the view model that owns it. */
+export interface EventViewHost {
+  /**
+   * The session's phase now, when the transport can tell it at once.
+   *
+   * Contract: synchronous; undefined makes the view follow the phase from the records.
+   */
+  phase(): HarnessPhase | undefined;
+  /**
+   * Reads the context usage again (after a reply or a compaction); an unknown usage keeps the last one.
+   *
+   * Contract: never throws.
+   */
+  updateContext(): void;
+}
+
+type DeltaRecord = ProtocolEventOf<"text_delta" | "thinking_delta" | "toolcall_delta">;
+
 /**
- * How one attached session's events become the view: transcript items, the live slice while a reply
- * streams and tools run, usage and context in the footer. It keeps what spans events — the tool calls
- * waiting for their results, results already shown, the messages the user queued, a failed reply held
- * until it is known whether it is retried. One per attach. Internal to the view model.
+ * How one attached session's event records become the view: transcript items, the live slice while a
+ * reply streams (its blocks rebuilt from the deltas) and tools run, usage and context in the footer. It keeps
+ * what spans records — the tool calls waiting for their results, results already shown, the messages the user
+ * queued, a failed reply held until it is known whether it is retried. One per attach. Internal to the view
+ * model.
  */
 export class SessionEventView {
   private readonly pendingCalls = new Map<string, ToolCallInfo>();
   private readonly shownResults = new Set<string>();
-  private readonly userNotes = new WeakMap<object, string>();
   private readonly queuedNotes: { text: string; note: string }[] = [];
   /** The error notice of a failed reply, held until it is known whether the reply is retried. */
   private failedReply: TranscriptItemInput | undefined;
+  /** The phase as the records tell it (used when the transport cannot tell it at once). */
+  private recordPhase: HarnessPhase = "idle";
+  private phaseBeforeCompaction: HarnessPhase = "idle";
+  /** The blocks of the reply being streamed, and the parsers of its tool calls' arguments by block. */
+  private blocks: LiveBlock[] = [];
+  private readonly argumentParsers = new Map<number, StreamingJsonParser>();
+  /** Each running tool's output so far. */
+  private readonly toolOutput = new Map<string, string>();
 
   constructor(
     private readonly view: ViewStore,
-    private readonly session: HarnessSession,
+    private readonly host: EventViewHost,
   ) {}
 
   /** Remembers that the user queued `text` (steering or follow-up): its message is marked so when taken. */
@@ -44,11 +72,11 @@ export class SessionEventView {
   }
 
   /**
-   * Shows one event of the session. Returns true when the view should read the session's state again
-   * (the operation settled).
+   * Shows one record of the session. Returns true when the view should read the session's state again (the
+   * operation settled, or the session changed).
    */
-  handle(event: HarnessEvent, moveExpected: boolean): boolean {
-    const { session, view } = this;
+  handle(event: ProtocolEvent, moveExpected: boolean): boolean {
+    const { view } = this;
     if (
       this.failedReply !== undefined &&
       event.type !== "turn_end" &&
@@ -59,56 +87,69 @@ export class SessionEventView {
       this.failedReply = undefined;
       if (event.type !== "retry_scheduled") view.append(failed);
     }
-    const phase = session.phase;
+    this.followPhase(event);
+    const phase = this.host.phase() ?? this.recordPhase;
     switch (event.type) {
       case "agent_start":
         view.updateLive({ busy: true, phase });
         return false;
       case "message_start":
-        this.messageStart(event.message, phase);
+        this.blocks = [];
+        this.argumentParsers.clear();
+        view.updateLive({ streaming: [], streamingKey: view.live.streamingKey + 1, busy: true, phase });
         return false;
-      case "message_update":
-        view.updateLive({ streaming: liveBlocks(event.message), phase }, true);
+      case "text_start":
+      case "thinking_start":
+      case "toolcall_start":
+      case "text_end":
+      case "thinking_end":
+      case "toolcall_end":
+      case "text_delta":
+      case "thinking_delta":
+      case "toolcall_delta":
+        this.streamBlock(event);
+        view.updateLive({ streaming: this.blocks, phase }, true);
         return false;
       case "message_end":
         this.messageEnd(event.message, phase);
         return false;
-      case "tool_execution_start": {
+      case "tool_start": {
+        this.toolOutput.set(event.toolCallId, "");
         const tool = {
           id: event.toolCallId,
-          name: event.toolName,
+          name: event.name,
           argumentLine: toolItemLine(event.args),
           progress: undefined,
         };
         view.updateLive({ tools: [...view.live.tools, tool] });
         return false;
       }
-      case "tool_execution_update": {
-        const progress = lastLine(lastTextOf(event.partialResult.content));
+      case "tool_update": {
+        const output = event.text ?? (this.toolOutput.get(event.toolCallId) ?? "") + (event.delta ?? "");
+        this.toolOutput.set(event.toolCallId, output);
+        const progress = lastLine(output);
         if (progress === undefined) return false;
         view.updateLive({
           tools: view.live.tools.map((tool) => (tool.id === event.toolCallId ? { ...tool, progress } : tool)),
         });
         return false;
       }
-      case "tool_execution_end": {
+      case "tool_end": {
         const call = this.pendingCalls.get(event.toolCallId);
         this.shownResults.add(event.toolCallId);
-        view.append(toolItem(event.toolName, call?.args, event.result.content, event.isError));
+        this.toolOutput.delete(event.toolCallId);
+        view.append(toolItem(event.name, call?.args, event.content, event.isError));
         view.updateLive({ tools: view.live.tools.filter((tool) => tool.id !== event.toolCallId) });
         return false;
       }
       case "queue_update":
-        view.updateLive({
-          steering: event.steering.map(queuedText),
-          followUp: event.followUp.map(queuedText),
-        });
+        view.updateLive({ steering: event.steering, followUp: event.followUp });
         return false;
       case "compaction_start":
         view.updateLive({ busy: true, phase: "compaction" });
         return false;
       case "compaction_end":
-        this.compactionEnd(event);
+        this.compactionEnd(event, phase);
         return false;
       case "prune":
         view.notice("info", event.message);
@@ -117,14 +158,14 @@ export class SessionEventView {
         if (!moveExpected) {
           view.append({ kind: "branchSummary", summary: headLines(event.summary, SUMMARY_LINES, 200) });
         }
-        this.addEntryUsage(event.entryId);
+        this.addUsage(event.usage);
         return false;
       case "retry_scheduled": {
         const seconds = Math.max(1, Math.round(event.delayMs / 1000));
         const attempt = `attempt ${event.attempt} of ${event.maxRetries}`;
         view.notice(
           "warning",
-          `${clipText(singleLine(event.errorMessage), 200)} — retrying in ${seconds}s (${attempt})`,
+          `${clipText(singleLine(event.error), 200)} — retrying in ${seconds}s (${attempt})`,
         );
         view.updateLive({ phase: "retry", retryLabel: `Retrying in ${seconds}s (${attempt})…` });
         return false;
@@ -136,56 +177,127 @@ export class SessionEventView {
         if (!event.success && event.aborted !== true) {
           // The harness's message already says it gave up ("gave up after 3 retries: …"): shown once.
           const retries = `${event.attempts} ${event.attempts === 1 ? "retry" : "retries"}`;
-          const message = event.errorMessage ?? "";
+          const message = event.error ?? "";
           view.notice("error", /^gave up\b/.test(message) ? message : `gave up after ${retries}: ${message}`);
         }
         view.updateLive({ phase, retryLabel: undefined });
         return false;
       case "hook_error":
-        view.notice("warning", `hook ${event.hook} failed: ${errorText(event.error)}`);
+        view.notice("warning", `hook ${event.hook} failed: ${event.error}`);
         return false;
       case "save_retry":
         // Said once per series: the retries themselves show in the phase.
         if (event.attempt === 1) {
           view.notice(
             "warning",
-            `the store refused the save (${singleLine(errorText(event.error))}); retrying for up to ${Number((event.timeoutMs / 1000).toFixed(1))} s`,
+            `the store refused the save (${singleLine(event.error)}); retrying for up to ${Number((event.timeoutMs / 1000).toFixed(1))} s`,
           );
         }
         return false;
       case "save_error": {
         const attempts =
           event.attempts === undefined || event.attempts < 2 ? "" : ` after ${event.attempts} attempts`;
-        view.notice("error", `could not save the session${attempts}: ${singleLine(errorText(event.error))}`);
+        view.notice("error", `could not save the session${attempts}: ${singleLine(event.error)}`);
         return false;
       }
       case "run_stopped":
         view.notice("error", event.message);
         return false;
+      case "error":
+        view.notice("error", event.error);
+        return false;
       case "settled":
+        this.blocks = [];
+        this.toolOutput.clear();
         view.updateLive({ streaming: undefined, tools: [], retryLabel: undefined });
+        return true;
+      case "session":
         return true;
       default:
         return false;
     }
   }
 
-  private messageStart(message: ViewMessage, phase: HarnessPhase): void {
-    const role = (message as { role?: unknown }).role;
-    if (role === "assistant") {
-      this.view.updateLive({
-        streaming: [],
-        streamingKey: this.view.live.streamingKey + 1,
-        busy: true,
-        phase,
-      });
-      return;
+  /** Follows the phase through the records (what a remote transport cannot tell at once). */
+  private followPhase(event: ProtocolEvent): void {
+    switch (event.type) {
+      case "agent_start":
+      case "message_start":
+      case "retry_attempt":
+      case "retry_finished":
+        this.recordPhase = "turn";
+        return;
+      case "compaction_start":
+        this.phaseBeforeCompaction = this.recordPhase;
+        this.recordPhase = "compaction";
+        return;
+      case "compaction_end":
+        // Within a run the turn goes on; a compaction asked for stays the phase until it settles.
+        if (this.phaseBeforeCompaction === "turn" || this.phaseBeforeCompaction === "retry") {
+          this.recordPhase = "turn";
+        }
+        return;
+      case "retry_scheduled":
+        this.recordPhase = "retry";
+        return;
+      case "settled":
+        this.recordPhase = "idle";
+        return;
+      default:
+        return;
     }
-    if (role === "user") {
-      const text = queuedText(message);
-      const index = this.queuedNotes.findIndex((queued) => queued.text === text);
-      if (index !== -1) this.userNotes.set(message, this.queuedNotes.splice(index, 1)[0]!.note);
+  }
+
+  /** Applies a block record to the streamed blocks (a new array, and a new object for the block changed). */
+  private streamBlock(
+    event:
+      | DeltaRecord
+      | ProtocolEventOf<"text_start" | "thinking_start" | "text_end" | "thinking_end" | "toolcall_end">
+      | ProtocolEventOf<"toolcall_start">,
+  ): void {
+    const index = event.contentIndex;
+    const blocks = [...this.blocks];
+    for (let at = blocks.length; at < index; at++) blocks[at] = { kind: "text", text: "" };
+    const block = blocks[index];
+    switch (event.type) {
+      case "text_start":
+        blocks[index] = { kind: "text", text: "" };
+        break;
+      case "thinking_start":
+        blocks[index] = { kind: "thinking", text: "" };
+        break;
+      case "toolcall_start":
+        this.argumentParsers.set(index, new StreamingJsonParser());
+        blocks[index] = { kind: "toolCall", name: event.name ?? "", args: {} };
+        break;
+      case "text_delta":
+        blocks[index] = { kind: "text", text: (block?.kind === "text" ? block.text : "") + event.delta };
+        break;
+      case "thinking_delta":
+        blocks[index] = {
+          kind: "thinking",
+          text: (block?.kind === "thinking" ? block.text : "") + event.delta,
+        };
+        break;
+      case "toolcall_delta": {
+        const parser = this.argumentParsers.get(index) ?? new StreamingJsonParser();
+        this.argumentParsers.set(index, parser);
+        parser.push(event.delta);
+        const name = block?.kind === "toolCall" ? block.name : "";
+        blocks[index] = { kind: "toolCall", name, args: parser.value ?? {} };
+        break;
+      }
+      case "toolcall_end": {
+        const parser = this.argumentParsers.get(index);
+        if (parser !== undefined && block?.kind === "toolCall") {
+          blocks[index] = { ...block, args: parser.finish().value ?? {} };
+        }
+        break;
+      }
+      default:
+        blocks[index] ??= { kind: "text", text: "" };
     }
+    this.blocks = blocks;
   }
 
   private messageEnd(message: ViewMessage, phase: HarnessPhase): void {
@@ -193,6 +305,8 @@ export class SessionEventView {
     const role = (message as { role?: unknown }).role;
     if (role === "assistant") {
       const reply = message as AssistantMessage;
+      this.blocks = [];
+      this.argumentParsers.clear();
       for (const [id, call] of toolCallsOf(reply)) this.pendingCalls.set(id, call);
       const blocks = assistantBlocks(reply);
       if (blocks.length > 0) view.append({ kind: "assistant", blocks });
@@ -202,7 +316,7 @@ export class SessionEventView {
       if (notice !== undefined && reply.stopReason === "error") this.failedReply = notice;
       else if (notice !== undefined) view.append(notice);
       view.updateFooter({ totals: addUsage(view.footer.totals, reply.usage) });
-      this.updateContext();
+      this.host.updateContext();
       view.updateLive({ streaming: undefined, phase });
       return;
     }
@@ -216,49 +330,34 @@ export class SessionEventView {
       return;
     }
     if (role === "user") {
-      const text = userDisplayText(contentText((message as { content: unknown }).content));
-      view.append({ kind: "user", text, note: this.userNotes.get(message) });
+      const content = (message as { content: unknown }).content;
+      const queued = queuedText(message);
+      const index = this.queuedNotes.findIndex((note) => note.text === queued);
+      const note = index === -1 ? undefined : this.queuedNotes.splice(index, 1)[0]!.note;
+      view.append({ kind: "user", text: userDisplayText(contentText(content)), note });
       return;
     }
     for (const item of itemsOfMessage(message, this.pendingCalls)) view.append(item);
   }
 
-  private compactionEnd(event: Extract<HarnessEvent, { type: "compaction_end" }>): void {
+  private compactionEnd(event: ProtocolEventOf<"compaction_end">, phase: HarnessPhase): void {
     const { view } = this;
-    const { outcome } = event;
-    if (outcome.kind === "compacted") {
-      const { tokensBefore, tokensAfter } = outcome;
+    if (event.outcome === "compacted") {
+      const { tokensBefore, tokensAfter } = event;
       view.append({ kind: "compaction", tokensBefore, tokensAfter, reason: event.reason });
       view.updateFooter({ lastCompaction: { tokensBefore, tokensAfter } });
-      this.addEntryUsage(outcome.entryId);
+      this.addUsage(event.usage);
     } else {
       // The harness says what happened in plain words.
-      const level = outcome.kind === "failed" ? "error" : outcome.kind === "aborted" ? "warning" : "info";
-      view.notice(level, outcome.message);
+      const level = event.outcome === "failed" ? "error" : event.outcome === "aborted" ? "warning" : "info";
+      view.notice(level, event.message);
     }
-    this.updateContext();
-    view.updateLive({ phase: this.session.phase });
+    this.host.updateContext();
+    view.updateLive({ phase });
   }
 
-  private addEntryUsage(entryId: string): void {
-    const { session, view } = this;
-    const usage = usageOfEntry(session.session.getEntry(entryId));
+  private addUsage(usage: Partial<Usage> | undefined): void {
     if (usage === undefined) return;
-    view.updateFooter({ totals: addUsage(view.footer.totals, usage) });
-  }
-
-  private updateContext(): void {
-    const context = contextOf(this.session);
-    // Undefined keeps the last known usage.
-    if (context !== undefined) this.view.updateFooter({ context }, false);
-  }
-}
-
-/** The session's context usage, or undefined when it cannot be computed. */
-export function contextOf(session: HarnessSession): ContextUsage | undefined {
-  try {
-    return session.contextUsage();
-  } catch {
-    return undefined;
+    this.view.updateFooter({ totals: addUsage(this.view.footer.totals, usage) });
   }
 }

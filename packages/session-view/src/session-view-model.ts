@@ -7,13 +7,24 @@
  *
  * `subscribe` / `getSnapshot` follow React's `useSyncExternalStore` contract (the snapshot keeps its
  * identity until something changes); any other front end can call them too. The slices and their
- * notifications are {@link ViewStore}'s; how a session's events fill them, `SessionEventView`'s.
+ * notifications are {@link ViewStore}'s; how a session's event records fill them, `SessionEventView`'s.
+ *
+ * It reads a session through a {@link SessionTransport}: the protocol's event records, the session's state
+ * and its history. `attach(session)` builds the in-process transport of a harness session
+ * ({@link harnessTransport}); the demo page attaches a transport over server-sent events.
  */
 import type { HarnessSession } from "@arbor/harness";
 import { errorText } from "./format.js";
-import { contextOf, SessionEventView } from "./session-event-view.js";
+import { SessionEventView } from "./session-event-view.js";
+import {
+  harnessTransport,
+  isSessionTransport,
+  type SessionState,
+  type SessionTransport,
+  whenReady,
+} from "./session-transport.js";
 import { itemsOfMessage, type ToolCallInfo, type ViewMessage } from "./transcript-items.js";
-import { EMPTY_TOTALS, sessionUsageTotals } from "./usage-totals.js";
+import { EMPTY_TOTALS } from "./usage-totals.js";
 import { ViewStore } from "./view-store.js";
 
 /** Default least time between two notifications of a streaming reply, in milliseconds. */
@@ -49,13 +60,16 @@ export interface AttachOptions {
 }
 
 /**
- * The view model of a harness session: transcript items, the live and footer slices, usage and cost
- * totals, and queue state, kept in step with the session's events.
+ * The view model of a session: transcript items, the live and footer slices, usage and cost totals, and
+ * queue state, kept in step with the session's event records.
  */
 export class SessionViewModel extends ViewStore {
   private readonly persistent: boolean;
   private readonly replayHint: string | undefined;
-  private current: HarnessSession | undefined;
+  private currentSession: HarnessSession | undefined;
+  private currentTransport: SessionTransport | undefined;
+  /** Counts attaches: an answer of a transport that is no longer attached is dropped. */
+  private attachment = 0;
   private events: SessionEventView | undefined;
   private unsubscribe: (() => void) | undefined;
   private moveAnnounced = false;
@@ -73,54 +87,75 @@ export class SessionViewModel extends ViewStore {
 
   // ------------------------------------------------------------------------------------------- sessions
 
-  /** The session the view shows. */
+  /** The harness session the view shows, when it was attached in process. */
   get session(): HarnessSession | undefined {
-    return this.current;
+    return this.currentSession;
+  }
+
+  /** The transport the view reads. */
+  get transport(): SessionTransport | undefined {
+    return this.currentTransport;
   }
 
   /**
-   * Shows `session` from now on: listens to its events (and no longer to the previous session's), counts
-   * its tokens and cost, and replays the last {@link REPLAY_LIMIT} messages of its context.
+   * Shows a session from now on: listens to its records (and no longer to the previous session's), counts
+   * its tokens and cost, and replays the last {@link REPLAY_LIMIT} messages of its context. A harness session
+   * is read through {@link harnessTransport}, synchronously: everything is shown when `attach` returns. Over a
+   * transport that answers with promises, the history is shown when it arrives.
    *
    * Contract: never throws; a session whose entries cannot be read shows a warning notice instead.
    */
-  attach(session: HarnessSession, options: AttachOptions = {}): void {
+  attach(source: HarnessSession | SessionTransport, options: AttachOptions = {}): void {
     this.unsubscribe?.();
-    this.current = session;
-    const events = new SessionEventView(this, session);
+    const transport = isSessionTransport(source) ? source : harnessTransport(source);
+    this.currentTransport = transport;
+    this.currentSession = isSessionTransport(source)
+      ? (source as { session?: HarnessSession }).session
+      : source;
+    const attachment = ++this.attachment;
+    const events = new SessionEventView(this, {
+      phase: () => transport.phase?.(),
+      updateContext: () => this.readContext(attachment),
+    });
     this.events = events;
-    this.unsubscribe = session.subscribe((event) => {
-      if (session === this.current && events.handle(event, this.moveAnnounced)) this.refresh();
+    this.unsubscribe = transport.subscribe((event) => {
+      if (attachment === this.attachment && events.handle(event, this.moveAnnounced)) this.refresh();
     });
     if (options.separator !== undefined) this.append({ kind: "separator", text: options.separator });
-    if (options.replay !== false) this.replay(session.state.messages);
-    for (const warning of session.warnings) this.append({ kind: "notice", level: "warning", text: warning });
-    let totals = EMPTY_TOTALS;
-    try {
-      totals = sessionUsageTotals(session.session);
-    } catch (error) {
-      this.append({
-        kind: "notice",
-        level: "warning",
-        text: `cannot count the session's tokens: ${errorText(error)}`,
+    const show = (history: Awaited<ReturnType<SessionTransport["history"]>>) => {
+      if (attachment !== this.attachment) return;
+      if (options.replay !== false) this.replay(history.messages);
+      for (const warning of history.warnings)
+        this.append({ kind: "notice", level: "warning", text: warning });
+      this.setFooter({ ...this.footer, totals: history.totals ?? EMPTY_TOTALS, lastCompaction: undefined });
+      this.setLive({
+        ...this.live,
+        streaming: undefined,
+        tools: [],
+        steering: [],
+        followUp: [],
+        hint: undefined,
       });
+      this.refresh();
+    };
+    let history: ReturnType<SessionTransport["history"]>;
+    try {
+      history = transport.history();
+    } catch (error) {
+      history = Promise.reject(error);
     }
-    this.setFooter({ ...this.footer, totals, lastCompaction: undefined });
-    this.setLive({
-      ...this.live,
-      streaming: undefined,
-      tools: [],
-      steering: [],
-      followUp: [],
-      hint: undefined,
+    whenReady(history, show, (error) => {
+      if (attachment !== this.attachment) return;
+      this.notice("warning", `cannot read the session's history: ${errorText(error)}`);
+      this.refresh();
     });
-    this.refresh();
   }
 
   /** Stops listening to the session. */
   detach(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.attachment++;
     this.cancelFrame();
   }
 
@@ -143,7 +178,10 @@ export class SessionViewModel extends ViewStore {
   }
 
   /** Shows where a move in the tree led: a separator and the tail of the new branch's context. */
-  showMove(session: HarnessSession, separator: string): void {
+  showMove(
+    session: { readonly state: { readonly messages: readonly ViewMessage[] } },
+    separator: string,
+  ): void {
     this.moveAnnounced = false;
     this.append({ kind: "separator", text: separator });
     this.replay(session.state.messages, MOVE_REPLAY_LIMIT);
@@ -171,21 +209,49 @@ export class SessionViewModel extends ViewStore {
     this.events?.queued(text, note);
   }
 
-  /** Reads busy state, phase, model, thinking level, name and context usage from the session again. */
+  /**
+   * Reads busy state, phase, model, thinking level, name and context usage from the session again (at once
+   * in process; when the answer arrives over a remote transport, whose failure keeps what was shown).
+   */
   refresh(): void {
-    const session = this.current;
-    if (session === undefined) return;
-    const state = session.state;
-    this.setFooter({
-      ...this.footer,
-      model: `${state.model.provider}/${state.model.id}`,
-      reasoning: state.model.reasoning,
-      thinkingLevel: state.thinkingLevel,
-      context: contextOf(session) ?? undefined,
-      sessionId: session.id,
-      sessionName: state.name,
-      persistent: this.persistent,
+    const transport = this.currentTransport;
+    if (transport === undefined) return;
+    const attachment = this.attachment;
+    this.readState(transport, (state) => {
+      if (attachment !== this.attachment) return;
+      this.setFooter({
+        ...this.footer,
+        model: state.model,
+        reasoning: state.reasoning,
+        thinkingLevel: state.thinkingLevel,
+        context: state.context,
+        sessionId: state.sessionId,
+        sessionName: state.sessionName,
+        persistent: this.persistent,
+      });
+      this.updateLive({ busy: state.busy, phase: state.phase });
     });
-    this.updateLive({ busy: session.isBusy, phase: session.phase });
+  }
+
+  /** Reads the context usage again; an unknown usage keeps the last one. */
+  private readContext(attachment: number): void {
+    const transport = this.currentTransport;
+    if (transport === undefined) return;
+    this.readState(transport, (state, late) => {
+      // Undefined keeps the last known usage; in process a notification follows at once.
+      if (attachment === this.attachment && state.context !== undefined) {
+        this.updateFooter({ context: state.context }, late);
+      }
+    });
+  }
+
+  private readState(transport: SessionTransport, then: (state: SessionState, late: boolean) => void): void {
+    let state: ReturnType<SessionTransport["state"]>;
+    try {
+      state = transport.state();
+    } catch {
+      return;
+    }
+    whenReady(state, then);
   }
 }

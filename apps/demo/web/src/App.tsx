@@ -1,9 +1,11 @@
 /**
  * The demo page: sessions on the left, the tree in the middle with the selected node's panel, the chat
- * and the context meter on the right. State comes from commands; the event stream drives the live
- * message and says when to read the tree, the transcript and the meter again.
+ * and the context meter on the right. State comes from commands; the event stream feeds
+ * `@arbor/session-view`'s view model (through the page's transport), whose live slice is the streaming reply,
+ * the running tools and the busy state, and says when to read the tree, the transcript and the meter again.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { type ProtocolEvent, SessionViewModel } from "@arbor/session-view";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import {
   type ContextAnswer,
   command,
@@ -18,8 +20,8 @@ import {
 import { Chat } from "./Chat.js";
 import { ContextMeter } from "./ContextMeter.js";
 import { ExtensionCommands, type ExtensionNoticeView } from "./ExtensionCommands.js";
-import { applyLiveEvent, IDLE, type LiveState } from "./live-message.js";
 import { NodePanel } from "./NodePanel.js";
+import { createPageTransport } from "./page-transport.js";
 import { SessionList } from "./SessionList.js";
 import { TreeGraph } from "./TreeGraph.js";
 
@@ -35,8 +37,6 @@ const REFRESH_ON = new Set([
   "error",
 ]);
 
-const BUSY_START = new Set(["agent_start", "compaction_start"]);
-
 /** Notices of extensions kept on the page. */
 const NOTICES_SHOWN = 5;
 
@@ -46,8 +46,13 @@ export function App() {
   const [graph, setGraph] = useState<GraphAnswer | undefined>();
   const [transcript, setTranscript] = useState<TranscriptAnswer | undefined>();
   const [breakdown, setBreakdown] = useState<ContextAnswer | undefined>();
-  const [live, setLive] = useState<LiveState>(IDLE);
-  const [busy, setBusy] = useState(false);
+  // The live part: the view model over the page's transport (the history comes from `get_transcript`).
+  const [transport] = useState(() => createPageTransport({ messages: false }));
+  const [view] = useState(() => new SessionViewModel());
+  const live = useSyncExternalStore(view.subscribe, () => view.live);
+  /** A prompt was sent and its run has not shown yet. */
+  const [sending, setSending] = useState(false);
+  const busy = live.busy || sending;
   const [selection, setSelection] = useState<string[]>([]);
   const [focusId, setFocusId] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -60,17 +65,15 @@ export function App() {
 
   const refresh = useCallback(async () => {
     try {
-      const [nextGraph, nextTranscript, nextBreakdown, state] = await Promise.all([
+      const [nextGraph, nextTranscript, nextBreakdown] = await Promise.all([
         command<GraphAnswer>({ type: "get_graph", expanded: [...expanded.current] }),
         command<TranscriptAnswer>({ type: "get_transcript" }),
         command<ContextAnswer>({ type: "get_context" }),
-        command<{ isBusy: boolean; sessionId: string }>({ type: "get_state" }),
       ]);
       sessionId.current = nextGraph.sessionId;
       setGraph(nextGraph);
       setTranscript(nextTranscript);
       setBreakdown(nextBreakdown);
-      setBusy(state.isBusy);
     } catch (caught) {
       setError((caught as Error).message);
     }
@@ -91,12 +94,13 @@ export function App() {
       .then(setInfo)
       .catch((caught: Error) => setError(caught.message));
     void refresh();
-    return connectEvents({
+    view.attach(transport, { replay: false });
+    const disconnect = connectEvents({
       onEvent: (event: ServerEvent) => {
         if (event.type === "session" && event.sessionId !== sessionId.current) {
           expanded.current = new Set();
           setSelection([]);
-          setLive(IDLE);
+          view.attach(transport, { replay: false });
           setSessionsVersion((version) => version + 1);
         }
         if (
@@ -106,9 +110,10 @@ export function App() {
           event.type !== "session"
         )
           return;
-        setLive((state) => applyLiveEvent(state, event));
-        if (BUSY_START.has(event.type)) setBusy(true);
-        if (event.type === "error") setError(String(event.message));
+        transport.push(event as unknown as ProtocolEvent);
+        if (event.type === "settled") setSending(false);
+        // The demo server's `error` says `message`; the protocol's, `error`.
+        if (event.type === "error") setError(String(event.error ?? event.message));
         if (event.type === "notice") {
           const notice = { level: String(event.level), message: String(event.message) };
           setNotices((shown) => [...shown.slice(1 - NOTICES_SHOWN), notice]);
@@ -116,7 +121,7 @@ export function App() {
         if (REFRESH_ON.has(event.type)) scheduleRefresh();
       },
       onReset: () => {
-        setLive(IDLE);
+        view.attach(transport, { replay: false });
         void refresh();
       },
       onOpen: () => {
@@ -127,7 +132,16 @@ export function App() {
       },
       onError: () => setConnected(false),
     });
-  }, [refresh, scheduleRefresh]);
+    return () => {
+      disconnect();
+      view.detach();
+    };
+  }, [refresh, scheduleRefresh, transport, view]);
+
+  // The run of a sent prompt shows in the live slice: from then on, its busy state is the view model's.
+  useEffect(() => {
+    if (live.busy) setSending(false);
+  }, [live.busy]);
 
   // Bring the new leaf into view when it moves (a prompt, a navigation, another session).
   const leafId = graph?.leafId ?? undefined;
@@ -212,11 +226,16 @@ export function App() {
           busy={busy}
           onSelect={focus}
           onSend={(text) => {
-            setBusy(true);
-            command({ type: "prompt", text }).catch((caught: Error) => {
-              setBusy(false);
-              setError(caught.message);
-            });
+            setSending(true);
+            command<{ command?: boolean }>({ type: "prompt", text })
+              .then((answer) => {
+                // An extension command runs no agent: nothing more will show.
+                if (answer?.command === true) setSending(false);
+              })
+              .catch((caught: Error) => {
+                setSending(false);
+                setError(caught.message);
+              });
           }}
           onAbort={() => {
             command({ type: "abort" }).catch((caught: Error) => setError(caught.message));

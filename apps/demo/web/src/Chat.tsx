@@ -1,10 +1,11 @@
 /**
- * The chat: the current path's transcript (entry views from the server), the message streaming now
- * (answer, thinking, tool calls with their arguments streaming, tools running) and the prompt box.
+ * The chat: the current path's transcript (entry views from the server), the live part of
+ * `@arbor/session-view`'s view model (the reply streaming now — answer, thinking, tool calls with their
+ * arguments streaming — and the tools running with their latest output line) and the prompt box.
  */
+import { type LiveView, toolCallLine } from "@arbor/session-view";
 import { useEffect, useRef, useState } from "react";
 import type { EntryView, TranscriptAnswer } from "./api.js";
-import type { LiveState } from "./live-message.js";
 
 function partText(part: EntryView["parts"][number]): string {
   switch (part.kind) {
@@ -46,7 +47,8 @@ function Entry(props: { view: EntryView; onSelect: (id: string) => void }) {
 /** Props of {@link Chat}. */
 export interface ChatProps {
   transcript: TranscriptAnswer | undefined;
-  live: LiveState;
+  /** The view model's live slice. */
+  live: LiveView;
   busy: boolean;
   onSend: (text: string) => void;
   onAbort: () => void;
@@ -81,23 +83,23 @@ export function Chat(props: ChatProps) {
         {entries.map((view) => (
           <Entry key={view.id} view={view} onSelect={props.onSelect} />
         ))}
-        {props.live.streaming && (
+        {(live.busy || live.streaming !== undefined) && (
           <div className="chat-entry chat-live" data-testid="live-message">
-            <span className="chat-label">assistant (streaming)</span>
-            {props.live.blocks.map((block, index) => (
+            <span className="chat-label">
+              assistant ({live.streaming !== undefined ? "streaming" : (live.activity ?? "working")})
+            </span>
+            {(live.streaming ?? []).map((block, index) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a block is its content index in the message
               <div key={index} className={`part part-${block.kind}`}>
-                {block.kind === "toolcall" ? `→ ${block.text}` : block.text}
+                {block.kind === "toolCall"
+                  ? `→ ${toolCallLine(block.name, block.args, { max: 400 })}`
+                  : block.text}
               </div>
             ))}
-            {props.live.tools.map((tool) => (
-              <div
-                key={tool.id}
-                className={`part part-tool ${tool.isError ? "error" : ""}`}
-                data-testid="live-tool"
-              >
-                {tool.done ? "✓" : "…"} {tool.name} {tool.args}
-                {tool.output !== "" && <pre>{tool.output.slice(-800)}</pre>}
+            {live.tools.map((tool) => (
+              <div key={tool.id} className="part part-tool" data-testid="live-tool">
+                … {tool.name} {tool.argumentLine}
+                {tool.progress !== undefined && <pre>{tool.progress}</pre>}
               </div>
             ))}
           </div>

@@ -29,7 +29,7 @@ import {
 import { createCodingTools } from "@arbor/coding-tools";
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { createSystemPromptBuilder } from "@arbor/harness/resources";
-import { formatCount, treeTextLines } from "@arbor/session-view";
+import { formatCount, harnessTransport, treeTextLines } from "@arbor/session-view";
 import { STORE_FACTORIES } from "../../factories.js";
 import type { CliIo } from "../../io.js";
 import { createStyle, type Style } from "./style.js";
@@ -111,9 +111,9 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
   try {
     session = await harness.newSession({ cwd: folder, name: "Arbor tour" });
     const live = session;
-    live.subscribe((event) => {
+    harnessTransport(live).subscribe((event) => {
       printer.handle(event);
-      if (event.type === "compaction_end" && event.outcome.kind === "compacted") compactions++;
+      if (event.type === "compaction_end" && event.outcome === "compacted") compactions++;
     });
     const where = parseStoreUrl(options.store, storeOptions);
     printer.line(

@@ -1,11 +1,11 @@
 /**
- * A plain-text rendering of a session's events as they happen, for the tour (and any non-interactive view):
+ * A plain-text rendering of a session's event records as they happen, for the tour (and any non-interactive
+ * view; any transport of `@arbor/session-view` hands it the records):
  * the user's prompt, the model's text as it streams, each tool call with the first lines of its result, and
  * what each compaction did — how many tokens the context had, and how many it freed.
  */
 import type { AssistantMessage } from "@arbor/ai-providers";
-import type { HarnessEvent } from "@arbor/harness";
-import { clipText, contentText, formatCount, toolCallLine } from "@arbor/session-view";
+import { clipText, contentText, formatCount, type ProtocolEvent, toolCallLine } from "@arbor/session-view";
 import type { CliOutput } from "../../io.js";
 import type { Style } from "./style.js";
 
@@ -38,48 +38,43 @@ export class TranscriptPrinter {
     this.write(`${text}\n`);
   }
 
-  /** Handles one event. */
-  handle(event: HarnessEvent): void {
+  /** Handles one event record (`harnessTransport(session).subscribe` hands them over in order). */
+  handle(event: ProtocolEvent): void {
     switch (event.type) {
-      case "message_start": {
+      case "message_start":
+        this.streamedText = false;
+        return;
+      case "text_delta":
+        this.write(event.delta);
+        this.midLine = !event.delta.endsWith("\n");
+        this.streamedText = true;
+        return;
+      case "thinking_start":
+        this.line(this.style.dim("(thinking…)"));
+        return;
+      case "message_end": {
         const message = event.message as { role?: string; content?: unknown };
         if (message.role === "user") {
           this.line();
           this.line(this.style.prompt(`› ${contentText(message.content)}`));
+          return;
         }
-        if (message.role === "assistant") this.streamedText = false;
-        return;
-      }
-      case "message_update": {
-        const update = event.assistantMessageEvent;
-        if (update.type === "text_delta") {
-          this.write(update.delta);
-          this.midLine = !update.delta.endsWith("\n");
-          this.streamedText = true;
-        } else if (update.type === "thinking_start") {
-          this.line(this.style.dim("(thinking…)"));
-        }
-        return;
-      }
-      case "message_end": {
-        const message = event.message as AssistantMessage;
-        if (
-          message.role === "assistant" &&
-          (message.stopReason === "error" || message.stopReason === "aborted")
-        ) {
+        if (message.role !== "assistant") return;
+        const reply = message as AssistantMessage;
+        if (reply.stopReason === "error" || reply.stopReason === "aborted") {
           this.line(
-            this.style.error(`✗ ${message.stopReason}: ${message.errorMessage ?? "the response failed"}`),
+            this.style.error(`✗ ${reply.stopReason}: ${reply.errorMessage ?? "the response failed"}`),
           );
-        } else if (message.role === "assistant" && this.streamedText) {
+        } else if (this.streamedText) {
           this.endLine();
         }
         return;
       }
-      case "tool_execution_start":
-        this.line(this.style.tool(`  ⚙ ${toolCallLine(event.toolName, event.args, { style: "main" })}`));
+      case "tool_start":
+        this.line(this.style.tool(`  ⚙ ${toolCallLine(event.name, event.args, { style: "main" })}`));
         return;
-      case "tool_execution_end": {
-        const lines = contentText(event.result.content).replace(/\n+$/, "").split("\n");
+      case "tool_end": {
+        const lines = contentText(event.content).replace(/\n+$/, "").split("\n");
         const shown = lines.slice(0, RESULT_LINES);
         if (lines.length > RESULT_LINES)
           shown.push(`… ${formatCount(lines.length - RESULT_LINES)} more lines`);
@@ -98,31 +93,28 @@ export class TranscriptPrinter {
         );
         return;
       case "compaction_end": {
-        const outcome = event.outcome;
-        if (outcome.kind === "compacted") {
+        if (event.outcome === "compacted") {
           const freed = event.tokensBefore - event.tokensAfter;
           this.line(
             this.style.mark(
               `◆ Compacted: ${formatCount(event.tokensBefore)} → ${formatCount(event.tokensAfter)} tokens (${formatCount(freed)} freed). ` +
-                `Entry ${outcome.entryId} holds the summary; the originals stay in the file.`,
+                `Entry ${event.entryId} holds the summary; the originals stay in the file.`,
             ),
           );
         } else {
           const why =
-            outcome.kind === "failed"
-              ? outcome.message
-              : outcome.kind === "nothing_to_compact"
-                ? outcome.reason
-                : outcome.kind;
+            event.outcome === "failed"
+              ? event.message
+              : event.outcome === "nothing_to_compact"
+                ? (event.why ?? event.outcome)
+                : event.outcome;
           this.line(this.style.mark(`◆ Compaction ended without compacting: ${why}`));
         }
         this.line();
         return;
       }
       case "retry_scheduled":
-        this.line(
-          this.style.dim(`  retrying in ${Math.round(event.delayMs / 100) / 10} s (${event.errorMessage})`),
-        );
+        this.line(this.style.dim(`  retrying in ${Math.round(event.delayMs / 100) / 10} s (${event.error})`));
         return;
       case "agent_end":
         this.endLine();
