@@ -105,7 +105,7 @@ export type {
   ExtensionFactory,
   ExtensionLifecycleEvents,
   ExtensionNotice,
-  NoticeLevel,
+  ExtensionNoticeLevel,
 } from "./extensions/extension-api.js";
 export {
   type ExtensionBinding,

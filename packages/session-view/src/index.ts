@@ -129,7 +129,7 @@ export {
   treeRuns,
 } from "./tree-walk.js";
 export {
-  addUsage,
+  addToTotals,
   EMPTY_TOTALS,
   sessionUsageTotals,
   type UsageTotals,

@@ -17,7 +17,7 @@ import {
   userDisplayText,
   type ViewMessage,
 } from "./transcript-items.js";
-import { addUsage } from "./usage-totals.js";
+import { addToTotals } from "./usage-totals.js";
 import { type LiveBlock, lastLine, queuedText, toolItemLine } from "./view-slices.js";
 import type { ViewStore } from "./view-store.js";
 
@@ -315,7 +315,7 @@ export class SessionEventView {
       // A failed reply may be retried: its error then shows in the retry notice instead (see handle()).
       if (notice !== undefined && reply.stopReason === "error") this.failedReply = notice;
       else if (notice !== undefined) view.append(notice);
-      view.updateFooter({ totals: addUsage(view.footer.totals, reply.usage) });
+      view.updateFooter({ totals: addToTotals(view.footer.totals, reply.usage) });
       this.host.updateContext();
       view.updateLive({ streaming: undefined, phase });
       return;
@@ -358,6 +358,6 @@ export class SessionEventView {
 
   private addUsage(usage: Partial<Usage> | undefined): void {
     if (usage === undefined) return;
-    this.view.updateFooter({ totals: addUsage(this.view.footer.totals, usage) });
+    this.view.updateFooter({ totals: addToTotals(this.view.footer.totals, usage) });
   }
 }

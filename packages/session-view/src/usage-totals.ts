@@ -28,7 +28,7 @@ function finite(value: unknown): number {
  *
  * Contract: pure.
  */
-export function addUsage(totals: UsageTotals, usage: Partial<Usage> | undefined): UsageTotals {
+export function addToTotals(totals: UsageTotals, usage: Partial<Usage> | undefined): UsageTotals {
   if (typeof usage !== "object" || usage === null) return totals;
   const cacheRead = finite(usage.cacheRead);
   const cost = typeof usage.cost === "object" && usage.cost !== null ? finite(usage.cost.total) : 0;
@@ -68,7 +68,7 @@ export function sessionUsageTotals(session: Session): UsageTotals {
   const stack: SessionTreeNode[] = [...session.getTree()];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (COUNTED_TYPES.has(node.type)) totals = addUsage(totals, usageOfEntry(node.entry()));
+    if (COUNTED_TYPES.has(node.type)) totals = addToTotals(totals, usageOfEntry(node.entry()));
     for (const child of node.children) stack.push(child);
   }
   return totals;

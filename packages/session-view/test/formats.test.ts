@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
-  addUsage,
+  addToTotals,
   contentText,
   countOf,
   EMPTY_TOTALS,
@@ -34,8 +34,8 @@ describe("formats", () => {
   });
 
   test("usage totals add prompt tokens with the cached ones and ignore malformed usage", () => {
-    const totals = addUsage(
-      addUsage(EMPTY_TOTALS, {
+    const totals = addToTotals(
+      addToTotals(EMPTY_TOTALS, {
         input: 100,
         output: 20,
         cacheRead: 50,

@@ -16,11 +16,11 @@ import type {
 import type { CustomEntry, CustomMessageInput } from "@arbor/session-store";
 
 /** How a notice is shown. */
-export type NoticeLevel = "info" | "warning" | "error";
+export type ExtensionNoticeLevel = "info" | "warning" | "error";
 
 /** A notice from an extension, for the front end to render (`ui.notify`). */
 export interface ExtensionNotice {
-  level: NoticeLevel;
+  level: ExtensionNoticeLevel;
   message: string;
   /** The extension file that sent it. */
   source: string;
@@ -48,7 +48,7 @@ export interface ExtensionContext {
   readonly session: HarnessSession;
   readonly cwd: string;
   /** As {@link ExtensionApi.ui}'s `notify`. */
-  notify(message: string, level?: NoticeLevel): void;
+  notify(message: string, level?: ExtensionNoticeLevel): void;
 }
 
 /**
@@ -155,7 +155,7 @@ export interface ExtensionApi {
   /** What the front end shows. */
   readonly ui: {
     /** Shows a notice (the CLI: a line in the transcript, or on stderr in print mode). */
-    notify(message: string, level?: NoticeLevel): void;
+    notify(message: string, level?: ExtensionNoticeLevel): void;
   };
 }
 

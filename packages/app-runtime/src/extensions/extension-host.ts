@@ -26,7 +26,7 @@ import type {
   ExtensionEventName,
   ExtensionLifecycleEvents,
   ExtensionNotice,
-  NoticeLevel,
+  ExtensionNoticeLevel,
 } from "./extension-api.js";
 import {
   type CompiledExtension,
@@ -367,7 +367,7 @@ export class ExtensionHost {
     }
   }
 
-  private notify(source: string, message: string, level: NoticeLevel = "info"): void {
+  private notify(source: string, message: string, level: ExtensionNoticeLevel = "info"): void {
     const notice: ExtensionNotice = { level, message, source };
     if (this.noticeListeners.size === 0) {
       this.options.onUnhandledNotice?.(notice);

@@ -18,7 +18,7 @@ import type {
   ExtensionCommand,
   ExtensionEventHandler,
   ExtensionEventName,
-  NoticeLevel,
+  ExtensionNoticeLevel,
 } from "./extension-api.js";
 import { type ExtensionTimeouts, hookTimeout } from "./extension-timeouts.js";
 import type { FailureWording } from "./guard-failure.js";
@@ -56,7 +56,7 @@ export interface ExtensionApiHost {
   /** Resolves `"provider/id"` (loading the provider when needed). */
   loadModel(reference: string): Promise<Model>;
   /** Shows a notice from the extension at `path`. */
-  notify(path: string, message: string, level?: NoticeLevel): void;
+  notify(path: string, message: string, level?: ExtensionNoticeLevel): void;
   /**
    * Reports a guarded call that failed (once); returns its message, `undefined` when it did not fail.
    *
