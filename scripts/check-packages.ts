@@ -37,6 +37,7 @@ export const ARROWS: Record<string, readonly string[] | "*"> = {
     "@arbor/harness",
     "@arbor/coding-tools",
     "@arbor/mcp",
+    "@arbor/session-view",
   ],
   "@arbor/session-view": [
     "@arbor/ai-providers",

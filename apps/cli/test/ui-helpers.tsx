@@ -14,7 +14,13 @@ import {
   type ScriptedProvider,
   type ScriptedStep,
 } from "@arbor/ai-providers/testing";
-import { type AppRuntime, ExtensionHost, runUserShellCommand } from "@arbor/app-runtime";
+import {
+  type AppRuntime,
+  createSessionOperations,
+  ExtensionHost,
+  runUserShellCommand,
+  type SessionOperations,
+} from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -179,7 +185,9 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
       for (const session of harness.sessions) session.abort();
       await harness.close();
     },
-  };
+  } as Omit<TestRuntime, keyof SessionOperations> as TestRuntime;
+  // The session operations are app-runtime's own, over this hand-made runtime.
+  Object.assign(runtime, createSessionOperations(runtime));
   cleanups.push(() => runtime.dispose());
   await options.extensions?.bind({
     session: () => runtime.session,

@@ -5,7 +5,7 @@
  * input does: the slash-command registry (`/name args` run against the session and the app runtime, answered
  * with notices and pickers the front end draws), the input controller and the editor's text buffer.
  */
-export { type BranchDiff, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
+export { type BranchDiffView, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
 export {
   type CommandExtensionInfo,
   type CommandExtensions,

@@ -61,10 +61,10 @@ export function App() {
   const refresh = useCallback(async () => {
     try {
       const [nextGraph, nextTranscript, nextBreakdown, state] = await Promise.all([
-        command<GraphAnswer>({ type: "get_graph", expanded: [...expanded.current] }),
-        command<TranscriptAnswer>({ type: "get_transcript" }),
-        command<ContextAnswer>({ type: "get_context" }),
-        command<{ isBusy: boolean; sessionId: string }>({ type: "get_state" }),
+        command({ type: "get_graph", expanded: [...expanded.current] }),
+        command({ type: "get_transcript" }),
+        command({ type: "get_context" }),
+        command({ type: "get_state" }),
       ]);
       sessionId.current = nextGraph.sessionId;
       setGraph(nextGraph);
