@@ -186,6 +186,7 @@ export {
   type LineTransport,
   type LineTransportOptions,
 } from "./protocol/line-transport.js";
+export { protocolJsonSchema } from "./protocol/protocol-schema.js";
 export {
   type ParsedRpcCommand,
   parseRpcCommand,
