@@ -18,8 +18,6 @@ export {
   checkRequest,
   createToken,
   DEMO_HOST,
-  isEntryId,
-  isSessionId,
 } from "./server/security.js";
 export {
   DEFAULT_DEMO_PACE_MS,
