@@ -173,6 +173,7 @@ async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Pr
     },
     cwd: io.cwd,
     home,
+    env: io.env,
     stdout: io.stdout,
     stderr: io.stderr,
     setExitCode: report,

@@ -1,7 +1,8 @@
+import type { SessionListItem as ListedSession } from "@arbor/app-runtime";
 import { Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
 import { describe, expect, it } from "vitest";
-import { type ListedSession, shortIds } from "../src/commands/sessions/list.js";
+import { shortIds } from "../src/commands/sessions/list.js";
 import { FIXTURE_CWD, importFixture, runSessions, temporaryDirectory } from "./sessions-helpers.js";
 
 /** Creates sessions with one user message each, `minutes` apart, in the given directories. */

@@ -1,6 +1,6 @@
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
-import { addUsage, EMPTY_TOTALS, formatCost, formatTokens } from "@arbor/session-view";
+import { addToTotals, EMPTY_TOTALS, formatCost, formatTokens } from "@arbor/session-view";
 import { describe, expect, test } from "vitest";
 import { bottomOf, createTestRuntime, renderApp, tick } from "./ui-helpers.js";
 
@@ -149,7 +149,7 @@ describe("a conversation in the interactive mode", () => {
 
     let totals = EMPTY_TOTALS;
     for (const message of runtime.session.state.messages) {
-      if (message.role === "assistant") totals = addUsage(totals, message.usage);
+      if (message.role === "assistant") totals = addToTotals(totals, message.usage);
     }
     expect(totals.input).toBeGreaterThan(0);
     const usage = runtime.session.contextUsage();

@@ -16,9 +16,11 @@ import {
 } from "@arbor/ai-providers/testing";
 import {
   type AppRuntime,
+  createSessionOperations,
   ExtensionHost,
   type InteractiveController,
   runUserShellCommand,
+  type SessionOperations,
   UnsavedWork,
 } from "@arbor/app-runtime";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
@@ -191,7 +193,9 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
       for (const session of harness.sessions) session.abort();
       await harness.close();
     },
-  };
+  } as Omit<TestRuntime, keyof SessionOperations> as TestRuntime;
+  // The session operations are app-runtime's own, over this hand-made runtime.
+  Object.assign(runtime, createSessionOperations(runtime));
   cleanups.push(() => runtime.dispose());
   await options.extensions?.bind({
     session: () => runtime.session,

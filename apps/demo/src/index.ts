@@ -4,13 +4,6 @@
  */
 
 export { DEMO_USAGE, type ParsedDemoArgs, parseDemoArgs } from "./server/demo-args.js";
-export {
-  DEMO_COMMAND_SCHEMAS,
-  type DemoCommand,
-  type DemoCommandType,
-  parseDemoCommand,
-} from "./server/demo-commands.js";
-export { DemoCommandError } from "./server/demo-handlers.js";
 export { type CommandAnswer, DemoHub, type DemoHubOptions } from "./server/demo-hub.js";
 export { DEFAULT_EVENT_CAPACITY, EventLog, type LoggedEvent } from "./server/event-log.js";
 export {
@@ -25,8 +18,6 @@ export {
   checkRequest,
   createToken,
   DEMO_HOST,
-  isEntryId,
-  isSessionId,
 } from "./server/security.js";
 export {
   DEFAULT_DEMO_PACE_MS,

@@ -160,8 +160,8 @@ describe("the demo's API and events", () => {
       a: oldLeaf,
       b: demo.runtime.session.session.leafId!,
     });
-    expect(diff.answer.data.commonAncestorId).toBe(firstUser.id);
-    expect(diff.answer.data.a.afterCount).toBeGreaterThan(0);
+    expect(diff.answer.data.commonAncestor.id).toBe(firstUser.id);
+    expect(diff.answer.data.a.entries).toBeGreaterThan(0);
     const edited = await command(base, token, {
       type: "edit",
       entryId: users[2].id,

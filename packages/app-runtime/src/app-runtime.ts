@@ -7,6 +7,7 @@ import type { AgentHarness, BashExecutionInput, HarnessSession } from "@arbor/ha
 import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
 import type { ExtensionHost } from "./extensions/extension-host.js";
+import type { SessionOperations } from "./operations/session-operations.js";
 import type { UnsavedWorkWatch, WatchUnsavedWorkOptions } from "./unsaved-work.js";
 
 /** The formats {@link AppRuntime.exportSession} writes. */
@@ -35,8 +36,12 @@ export interface ListSessionsOptions {
   limit?: number;
 }
 
-/** A wired app: the harness, the current session, the providers and the store. */
-export interface AppRuntime {
+/**
+ * A wired app: the harness, the current session, the providers and the store, and the operations a user
+ * can do to a session ({@link SessionOperations}: label, edit, diff, merge, navigate, fork, compact, list,
+ * import), which every front end calls.
+ */
+export interface AppRuntime extends SessionOperations {
   readonly cwd: string;
   /** The Arbor home it was resolved with (`$ARBOR_HOME`, else `~/.arbor`, or the `home` option). */
   readonly home: string;
@@ -95,7 +100,8 @@ export interface AppRuntime {
    */
   switchTo(session: HarnessSession): Promise<void>;
   /**
-   * Sessions of the cwd, newest activity first (`all`: of every cwd).
+   * Sessions of the cwd, newest activity first (`all`: of every cwd), as the store summarizes them;
+   * `listSessionPage` pages through them in the protocol's shape.
    *
    * Contract: reads the store only; one page of at most `limit` sessions.
    */

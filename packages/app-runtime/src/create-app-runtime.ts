@@ -39,6 +39,7 @@ import {
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
 import { loadModelsFile } from "./models-file.js";
+import { createSessionOperations, type SessionOperations } from "./operations/session-operations.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
@@ -155,6 +156,16 @@ class Runtime implements AppRuntime {
   private current: HarnessSession;
   private readonly listeners = new Set<(session: HarnessSession) => void>();
   private disposed: Promise<void> | undefined;
+  readonly label: SessionOperations["label"];
+  readonly edit: SessionOperations["edit"];
+  readonly diff: SessionOperations["diff"];
+  readonly merge: SessionOperations["merge"];
+  readonly navigate: SessionOperations["navigate"];
+  readonly fork: SessionOperations["fork"];
+  readonly compact: SessionOperations["compact"];
+  readonly listSessionPage: SessionOperations["listSessionPage"];
+  readonly importSession: SessionOperations["importSession"];
+  readonly lastCompaction: SessionOperations["lastCompaction"];
 
   constructor(
     fields: RuntimeFields,
@@ -175,6 +186,19 @@ class Runtime implements AppRuntime {
     this.mcp = wiring.mcp;
     this.current = session;
     leaseWhenStored(this.store, session);
+    // The operations every front end calls (operations/): one implementation, over this runtime.
+    ({
+      label: this.label,
+      edit: this.edit,
+      diff: this.diff,
+      merge: this.merge,
+      navigate: this.navigate,
+      fork: this.fork,
+      compact: this.compact,
+      listSessionPage: this.listSessionPage,
+      importSession: this.importSession,
+      lastCompaction: this.lastCompaction,
+    } = createSessionOperations(this));
   }
 
   get session(): HarnessSession {

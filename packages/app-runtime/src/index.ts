@@ -189,6 +189,58 @@ export {
   modelsFilePath,
 } from "./models-file.js";
 export {
+  type BranchDiffResult,
+  type BranchDiffSideJson,
+  branchDiffResult,
+  MAX_DIFF_ITEMS,
+} from "./operations/diff-branches.js";
+export type { EditResult, StartedRun } from "./operations/edit-message.js";
+export type { ForkOptions, ForkResult } from "./operations/fork-session.js";
+export type { ImportOptions, ImportSource } from "./operations/import-session.js";
+export type { LabelResult } from "./operations/label-entry.js";
+export {
+  DEFAULT_PAGE_SIZE,
+  listSessionPage,
+  type SessionListItem,
+  type SessionPage,
+  type SessionPageOptions,
+  sessionListItem,
+} from "./operations/list-sessions.js";
+export type { MergeOptions, MergeResult } from "./operations/merge-branch.js";
+export type { NavigateOptions, NavigateResult } from "./operations/navigate-tree.js";
+export { type OperationRefusal, OperationRefusedError } from "./operations/operation-error.js";
+export type { OperationHost } from "./operations/operation-host.js";
+export {
+  type CompactResult,
+  createSessionOperations,
+  type OpenedSessionResult,
+  type SessionOperations,
+} from "./operations/session-operations.js";
+export {
+  type ContextResult,
+  type EntryItem,
+  type EntryResult,
+  type GraphResult,
+  MAX_LISTED_ENTRIES,
+  type SummaryResult,
+  TRANSCRIPT_ENTRIES,
+  type TranscriptResult,
+} from "./operations/view-queries.js";
+export {
+  createProtocolClient,
+  type ProtocolClient,
+  ProtocolCommandError,
+  type ProtocolResponse,
+  type ProtocolTransport,
+} from "./protocol/client.js";
+export { dispatchRpcCommand, type RpcContext, sessionState } from "./protocol/command-handlers.js";
+export type {
+  CommandResult,
+  CommandResults,
+  PromptResult,
+  SessionState,
+} from "./protocol/command-results.js";
+export {
   assistantText,
   DEFAULT_COALESCE_MS,
   JSON_EVENT_SCHEMA_VERSION,
@@ -204,17 +256,19 @@ export {
   sessionRecord,
 } from "./protocol/json-events.js";
 export {
-  dispatchRpcCommand,
+  createLineTransport,
+  type LineTransport,
+  type LineTransportOptions,
+} from "./protocol/line-transport.js";
+export { protocolJsonSchema } from "./protocol/protocol-schema.js";
+export {
   type ParsedRpcCommand,
   parseRpcCommand,
   RPC_COMMAND_SCHEMAS,
   type RpcCommand,
-  RpcCommandError,
   type RpcCommandOf,
   RpcCommandSchema,
   type RpcCommandType,
-  type RpcContext,
-  sessionState,
 } from "./protocol/rpc-commands.js";
 export { createRpcServer, type RpcServer } from "./protocol/rpc-server.js";
 export {
@@ -277,7 +331,7 @@ export {
   recoveryOutcomeLines,
 } from "./sessions/apply-recovery.js";
 export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
-export { type ImportReport, importReportLines, importSessionFile } from "./sessions/import-session.js";
+export { type ImportSessionResult, importReportLines, importSessionFile } from "./sessions/import-session.js";
 export {
   applyPendingRecovery,
   type RecoverOptions,

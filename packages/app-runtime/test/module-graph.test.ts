@@ -63,6 +63,15 @@ describe("the module graph of @arbor/app-runtime", () => {
     expect(forbiddenIn(urls)).toEqual([]);
   }, 60_000);
 
+  it("./client loads nothing but itself: no workspace package, no node: module", async () => {
+    const urls = await loadedModules(["@arbor/app-runtime/client"], packageDirectory);
+    const own = urls.filter((url) => url.includes("/packages/"));
+    expect([...new Set(own.map((url) => url.slice(url.indexOf("/packages/"))))]).toEqual([
+      "/packages/app-runtime/src/protocol/client.ts",
+    ]);
+    expect(urls.filter((url) => url.startsWith("node:"))).toEqual([]);
+  }, 60_000);
+
   it("control: the same probe does report a terminal library when one is imported", async () => {
     const urls = await loadedModules(["commander", "marked"], cliDirectory);
     expect(forbiddenIn(urls)).toEqual(["commander", "marked"]);

@@ -56,6 +56,41 @@ describe("parseRpcCommand (validation at the edge)", () => {
   });
 });
 
+describe("parseRpcCommand: the demo's commands in the one command set", () => {
+  it("keeps the id patterns and size limits, in the same wording", () => {
+    expect(parseRpcCommand({ type: "get_entry", entryId: "../x" })).toMatchObject({
+      ok: false,
+      error: '"get_entry": "entryId" must be an entry id.',
+    });
+    expect(parseRpcCommand({ type: "open_session", sessionId: "/etc/passwd" })).toMatchObject({
+      error: '"open_session": "sessionId" must be a session id.',
+    });
+    expect(parseRpcCommand({ type: "list_sessions", limit: 500 })).toMatchObject({
+      error: '"list_sessions": "limit" must be an integer from 1 to 200.',
+    });
+    expect(parseRpcCommand({ type: "label", entryId: "a1", label: "x".repeat(201) })).toMatchObject({
+      error: '"label": "label" must be a label (at most 200 characters) or null.',
+    });
+    expect(parseRpcCommand({ type: "diff", a: "a1" })).toMatchObject({
+      error: '"diff" needs "b": an entry id.',
+    });
+    expect(parseRpcCommand({ type: "get_graph", expanded: ["ok", "../no"] })).toMatchObject({
+      error: '"get_graph": "expanded" must be entry ids.',
+    });
+  });
+
+  it("reads an old field name only where the command has the field (merge's message stays its own)", () => {
+    expect(parseRpcCommand({ type: "merge", sourceLeafId: "a1", message: "why" })).toEqual({
+      ok: true,
+      command: { type: "merge", sourceLeafId: "a1", message: "why" },
+    });
+    expect(parseRpcCommand({ type: "edit", entryId: "a1", message: "new text" })).toMatchObject({
+      ok: true,
+      command: { text: "new text" },
+    });
+  });
+});
+
 describe("createRpcServer (one dispatcher over the union)", () => {
   it("answers every line once, runs prompts in the background and reports their events", async () => {
     const runtime = await createAppRuntime({

@@ -288,29 +288,91 @@ function prunedInSpan(
   return pruned;
 }
 
-/** Thinking level, model and active tools of the built context's leaf (step 4). */
-function applySettings(index: SessionIndex, built: Built): void {
-  const { context, lastAssistant } = built;
-  let thinkingLevel: string | undefined;
-  let activeToolNames: string[] | undefined;
-  let modelChange: { order: number; model: ContextModel } | undefined;
-  let settings = index.settingsAnchorOf(built.leaf);
+/** The settings entries on a leaf's path: the latest thinking level, active tools and model change. */
+interface PathSettingEntries {
+  thinkingLevel: string | undefined;
+  activeToolNames: string[] | undefined;
+  modelChange: { order: number; model: ContextModel } | undefined;
+}
+
+/** Walks the settings anchors of a leaf's path, parsing only settings entries (step 4). */
+function settingEntries(index: SessionIndex, leaf: number): PathSettingEntries {
+  const found: PathSettingEntries = {
+    thinkingLevel: undefined,
+    activeToolNames: undefined,
+    modelChange: undefined,
+  };
+  let settings = index.settingsAnchorOf(leaf);
   while (
     settings !== NONE &&
-    (thinkingLevel === undefined || modelChange === undefined || activeToolNames === undefined)
+    (found.thinkingLevel === undefined ||
+      found.modelChange === undefined ||
+      found.activeToolNames === undefined)
   ) {
     const entry = index.validEntry(settings);
-    if (entry?.type === "thinking_level_change") thinkingLevel ??= entry.thinkingLevel;
+    if (entry?.type === "thinking_level_change") found.thinkingLevel ??= entry.thinkingLevel;
     else if (entry?.type === "model_change") {
-      modelChange ??= { order: settings, model: { provider: entry.provider, modelId: entry.modelId } };
-    } else if (entry?.type === "active_tools_change") activeToolNames ??= [...entry.activeToolNames];
+      found.modelChange ??= { order: settings, model: { provider: entry.provider, modelId: entry.modelId } };
+    } else if (entry?.type === "active_tools_change") found.activeToolNames ??= [...entry.activeToolNames];
     const parent = index.parentOf(settings);
     settings = parent === NONE ? NONE : index.settingsAnchorOf(parent);
   }
+  return found;
+}
+
+/** Thinking level, model and active tools of the built context's leaf (step 4). */
+function applySettings(index: SessionIndex, built: Built): void {
+  const { context, lastAssistant } = built;
+  const { thinkingLevel, activeToolNames, modelChange } = settingEntries(index, built.leaf);
   context.thinkingLevel = thinkingLevel;
   context.activeToolNames = activeToolNames;
   context.model =
     lastAssistant !== undefined && (modelChange === undefined || built.lastAssistantOrder > modelChange.order)
       ? { provider: lastAssistant.provider, modelId: lastAssistant.model }
       : modelChange?.model;
+}
+
+/** The settings of a leaf: what {@link buildSessionContext} reports as `thinkingLevel`, `model`, `activeToolNames`. */
+export type SessionSettings = Pick<SessionContext, "thinkingLevel" | "model" | "activeToolNames">;
+
+/**
+ * The thinking level, model and active tools in effect at a leaf — the same as
+ * `buildSessionContext(index, leafId)` reports — without building the messages: the settings entries are
+ * found through the index, and the model of the latest assistant message in the context by walking back
+ * from the leaf, parsing only `message` entries, up to the latest model change.
+ *
+ * Contract: reads only; parses the settings entries of the path and the messages after the last assistant
+ * message of the context (usually one or two), never the rest.
+ */
+export function sessionSettings(index: SessionIndex, leafId: string | null): SessionSettings {
+  const leaf = leafId === null ? undefined : index.orderOf(leafId);
+  if (leaf === undefined) return { thinkingLevel: undefined, model: undefined, activeToolNames: undefined };
+  const { thinkingLevel, activeToolNames, modelChange } = settingEntries(index, leaf);
+  const stop = modelChange?.order ?? NONE;
+  const assistantAt = (node: number): ContextModel | undefined => {
+    if (index.typeOf(node) !== "message") return undefined;
+    const entry = index.validEntry(node);
+    const message = entry === undefined ? undefined : entryMessage(entry);
+    return message?.role === "assistant" ? { provider: message.provider, modelId: message.model } : undefined;
+  };
+  let model: ContextModel | undefined;
+  let anchor = index.compactionAnchorOf(leaf);
+  for (let node = leaf; node !== NONE && node > stop && model === undefined; node = index.parentOf(node)) {
+    if (node === anchor) {
+      const entry = index.validEntry(node);
+      if (entry?.type === "compaction") {
+        // The context holds the compaction's kept span, then the tail walked so far.
+        const kept = keptSpan(index, node, entry);
+        for (let position = kept.length - 1; position >= 0 && model === undefined; position--) {
+          const keptNode = kept[position] as number;
+          if (keptNode > stop) model = assistantAt(keptNode);
+        }
+        break;
+      }
+      const parent = index.parentOf(node);
+      anchor = parent === NONE ? NONE : index.compactionAnchorOf(parent);
+    }
+    model = assistantAt(node);
+  }
+  return { thinkingLevel, activeToolNames, model: model ?? modelChange?.model };
 }

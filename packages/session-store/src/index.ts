@@ -13,7 +13,13 @@ export {
   diffBranches,
   sameJson,
 } from "./branch-diff.js";
-export { buildSessionContext, type ContextModel, type SessionContext } from "./build-context.js";
+export {
+  buildSessionContext,
+  type ContextModel,
+  type SessionContext,
+  type SessionSettings,
+  sessionSettings,
+} from "./build-context.js";
 export {
   type BashExecutionMessage,
   BRANCH_SUMMARY_PREFIX,

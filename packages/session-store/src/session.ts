@@ -1,5 +1,10 @@
 import { InvalidArgumentError } from "@arbor/ai-providers";
-import { buildSessionContext, type SessionContext } from "./build-context.js";
+import {
+  buildSessionContext,
+  type SessionContext,
+  type SessionSettings,
+  sessionSettings,
+} from "./build-context.js";
 import {
   type ActiveToolsChangeEntry,
   type BranchSummaryEntry,
@@ -239,6 +244,18 @@ export class Session {
   buildContext(leafId: string | null = this.leafId): SessionContext {
     if (leafId !== null) this.nodeOf(leafId);
     return buildSessionContext(this.index, leafId);
+  }
+
+  /**
+   * The thinking level, model and active tools in effect at a leaf (default: the current one) — what
+   * {@link buildContext} reports — without building the messages.
+   *
+   * Contract: parses the path's settings entries and the messages after the context's last assistant
+   * message only (see `sessionSettings`).
+   */
+  settingsAt(leafId: string | null = this.leafId): SessionSettings {
+    if (leafId !== null) this.nodeOf(leafId);
+    return sessionSettings(this.index, leafId);
   }
 
   /** Appends a message (user, assistant, toolResult, custom, bashExecution or an application's role). */

@@ -38,7 +38,7 @@ export interface DiffSideResult {
 }
 
 /** The result of {@link branchDiffView}: the store's diff with previews and file lists. */
-export interface BranchDiff {
+export interface BranchDiffView {
   sameSession: boolean;
   /**
    * How the shared entries were matched: all by id (`id`), all by content only (`content`), some each way
@@ -81,7 +81,7 @@ function sideResult(side: BranchDiffSideResult): DiffSideResult {
  * Contract: O(length of the two branches); within one session parses only the entries after the
  * divergence; throws the session's `SessionEntryNotFoundError` for an unknown leaf.
  */
-export function branchDiffView(a: BranchDiffSide, b: BranchDiffSide): BranchDiff {
+export function branchDiffView(a: BranchDiffSide, b: BranchDiffSide): BranchDiffView {
   const diff = diffSessionBranches(a, b);
   const ancestor = diff.commonAncestor;
   return {

@@ -5,7 +5,7 @@
  * front end's input does (slash commands, the input controller, the editor's text buffer) is in
  * `@arbor/app-runtime`.
  */
-export { type BranchDiff, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
+export { type BranchDiffView, branchDiffView, type DiffItem, type DiffSideResult } from "./branch-diff.js";
 export {
   type CompactionNotice,
   type CompactionOutcomeWords,

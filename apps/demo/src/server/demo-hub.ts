@@ -1,24 +1,28 @@
 /**
  * The demo's hub: one app runtime, whose current session every page shows. The session's harness events
  * go through the JSON event writer of `@arbor/app-runtime` (deltas carry only their text) into the event
- * log, each record tagged with the session's id; a change of session is a `session` record. Commands of
- * the RPC protocol are dispatched by app-runtime, the demo's own by {@link runDemoCommand}.
+ * log, each record tagged with the session's id; a change of session is a `session` record. Commands are
+ * the protocol's, validated and dispatched by app-runtime (the same as `arbor --mode rpc`); the hub only
+ * maps the outcome to an HTTP status.
  */
 import {
   type AppRuntime,
   dispatchRpcCommand,
   JsonEventWriter,
+  OperationRefusedError,
   parseRpcCommand,
-  RPC_COMMAND_SCHEMAS,
 } from "@arbor/app-runtime";
 import type { HarnessSession } from "@arbor/harness";
 import type { CompactionOutcomeWords } from "@arbor/session-view";
-import { DEMO_COMMAND_SCHEMAS, isDemoCommandType, parseDemoCommand } from "./demo-commands.js";
-import { runDemoCommand } from "./demo-handlers.js";
 import { EventLog } from "./event-log.js";
 
-/** A command's answer: `{ ok: true, data }`, or `{ ok: false, error }` with the HTTP status to send. */
-export type CommandAnswer = { ok: true; data: unknown } | { ok: false; status: number; error: string };
+/**
+ * A command's answer: `{ ok: true, data }`, or `{ ok: false, error }` with the HTTP status to send (400: not
+ * a valid command; 409: refused, with the refusal's `code` when it has one).
+ */
+export type CommandAnswer =
+  | { ok: true; data: unknown }
+  | { ok: false; status: number; error: string; code?: string };
 
 /** Options of {@link DemoHub}. */
 export interface DemoHubOptions {
@@ -35,7 +39,6 @@ export class DemoHub {
   readonly log = new EventLog();
   private detach: (() => void) | undefined;
   private writer: JsonEventWriter | undefined;
-  private compaction: CompactionOutcomeWords | undefined;
   private readonly stopWatching: () => void;
   /** Work that outlives its command (a prompt's run). */
   private readonly running = new Set<Promise<unknown>>();
@@ -67,17 +70,13 @@ export class DemoHub {
       this.options.coalesceMs === undefined ? {} : { coalesceMs: this.options.coalesceMs },
     );
     this.writer = writer;
-    this.compaction = undefined;
-    this.detach = session.subscribe((event) => {
-      if (event.type === "compaction_end") this.compaction = event.outcome;
-      writer.handle(event);
-    });
+    this.detach = session.subscribe((event) => writer.handle(event));
     this.log.append({ type: "session", sessionId });
   }
 
-  /** The outcome of the current session's last compaction since the hub followed it, if any. */
+  /** The outcome of the current session's last compaction since the runtime followed it, if any. */
   get lastCompaction(): CompactionOutcomeWords | undefined {
-    return this.compaction;
+    return this.runtime.lastCompaction();
   }
 
   /** Waits for the runs started by commands (a test or a tour waits for them). */
@@ -99,40 +98,23 @@ export class DemoHub {
   }
 
   /**
-   * Runs one decoded command: an RPC command (validated by app-runtime), else a demo command.
+   * Runs one decoded command of the protocol (validated and dispatched by app-runtime).
    *
    * Contract: never throws; a refusal (bad input, a busy session, an unknown id) is an answer with a 4xx
    * status and a message for the user.
    */
   async command(value: unknown): Promise<CommandAnswer> {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      return { ok: false, status: 400, error: "A command must be a JSON object." };
-    }
-    const record = value as Record<string, unknown>;
+    const parsed = parseRpcCommand(value);
+    if (!parsed.ok) return { ok: false, status: 400, error: parsed.error };
     try {
-      if (typeof record.type === "string" && Object.hasOwn(RPC_COMMAND_SCHEMAS, record.type)) {
-        const parsed = parseRpcCommand(record);
-        if (!parsed.ok) return { ok: false, status: 400, error: parsed.error };
-        const data = await dispatchRpcCommand(parsed.command, {
-          runtime: this.runtime,
-          track: (_command, work) => this.track(work),
-        });
-        return { ok: true, data: data ?? null };
-      }
-      if (!isDemoCommandType(record.type)) {
-        const known = [...Object.keys(RPC_COMMAND_SCHEMAS), ...Object.keys(DEMO_COMMAND_SCHEMAS)].join(", ");
-        return {
-          ok: false,
-          status: 400,
-          error: `Unknown command ${JSON.stringify(record.type)}. Commands: ${known}.`,
-        };
-      }
-      const parsed = parseDemoCommand(record);
-      if (!parsed.ok) return { ok: false, status: 400, error: parsed.error };
-      const data = await runDemoCommand(parsed.command, { hub: this, track: (work) => this.track(work) });
+      const data = await dispatchRpcCommand(parsed.command, {
+        runtime: this.runtime,
+        track: (_command, work) => this.track(work),
+      });
       return { ok: true, data: data ?? null };
     } catch (error) {
-      return { ok: false, status: 409, error: errorMessage(error) };
+      const code = OperationRefusedError.isInstance(error) ? { code: error.code } : {};
+      return { ok: false, status: 409, error: errorMessage(error), ...code };
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * The demo server's security rules: it answers only on 127.0.0.1; a request whose `Host` is not the
  * server's own address or whose `Origin` is another site's is refused (DNS rebinding, cross-site
- * requests); the API needs the per-run token; session and entry ids are checked before anything uses
- * them (never a path); every page carries a strict Content-Security-Policy.
+ * requests); the API needs the per-run token (session and entry ids are checked by the protocol's
+ * schemas before anything uses them: never a path); every page carries a strict Content-Security-Policy.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -42,22 +42,6 @@ export function createToken(): string {
 export interface Refusal {
   status: number;
   message: string;
-}
-
-/** Session ids: what Arbor and the pi agent write (UUIDs, hex, words) — never a path. */
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-/** Entry ids: 8 hex characters when Arbor or pi writes them; other programs' ids of the same shape. */
-const ENTRY_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-/** True for a string that can name a session (and so can never name a file outside the store). */
-export function isSessionId(value: unknown): value is string {
-  return typeof value === "string" && SESSION_ID.test(value);
-}
-
-/** True for a string that can name an entry. */
-export function isEntryId(value: unknown): value is string {
-  return typeof value === "string" && ENTRY_ID.test(value);
 }
 
 /** The token a request carries: the `x-arbor-token` header, else the `token` query parameter (for EventSource). */

@@ -66,9 +66,9 @@ export function App() {
   const refresh = useCallback(async () => {
     try {
       const [nextGraph, nextTranscript, nextBreakdown] = await Promise.all([
-        command<GraphAnswer>({ type: "get_graph", expanded: [...expanded.current] }),
-        command<TranscriptAnswer>({ type: "get_transcript" }),
-        command<ContextAnswer>({ type: "get_context" }),
+        command({ type: "get_graph", expanded: [...expanded.current] }),
+        command({ type: "get_transcript" }),
+        command({ type: "get_context" }),
       ]);
       sessionId.current = nextGraph.sessionId;
       setGraph(nextGraph);
@@ -227,7 +227,7 @@ export function App() {
           onSelect={focus}
           onSend={(text) => {
             setSending(true);
-            command<{ command?: boolean }>({ type: "prompt", text })
+            command({ type: "prompt", text })
               .then((answer) => {
                 // An extension command runs no agent: nothing more will show.
                 if (answer?.command === true) setSending(false);

@@ -31,7 +31,7 @@ export function ExtensionCommands(props: ExtensionCommandsProps) {
   const [argumentsOf, setArgumentsOf] = useState<Record<string, string>>({});
   const { onError } = props;
   useEffect(() => {
-    command<{ commands: CommandInfo[] }>({ type: "get_commands" })
+    command({ type: "get_commands" })
       .then((answer) => setCommands(answer.commands))
       .catch((error: Error) => onError(error.message));
   }, [onError]);

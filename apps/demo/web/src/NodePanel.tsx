@@ -5,14 +5,14 @@
  * summary its text, tokens before and after, file lists and the entries it covers, each linked to its node.
  */
 import { useEffect, useState } from "react";
-import { command, type EntryView, type GraphNode, type SummaryAnswer } from "./api.js";
-
-/** A diff's answer. */
-interface DiffAnswer {
-  commonAncestorId: string | null;
-  a: { afterCount: number; after: { id: string; preview: string }[] };
-  b: { afterCount: number; after: { id: string; preview: string }[] };
-}
+import {
+  command,
+  type DiffAnswer,
+  type EntryView,
+  type GraphNode,
+  type RpcCommand,
+  type SummaryAnswer,
+} from "./api.js";
 
 /** Props of {@link NodePanel}. */
 export interface NodePanelProps {
@@ -73,7 +73,7 @@ export function NodePanel(props: NodePanelProps) {
     setSummary(undefined);
     setDiff(undefined);
     if (entryId === undefined) return;
-    command<EntryView>({ type: "get_entry", entryId })
+    command({ type: "get_entry", entryId })
       .then((answer) => {
         setView(answer);
         setEdit(textOfView(answer));
@@ -81,12 +81,12 @@ export function NodePanel(props: NodePanelProps) {
       })
       .catch((error: Error) => onError(error.message));
     if (node?.type === "compaction" || node?.type === "branch_summary") {
-      command<SummaryAnswer>({ type: "get_summary", entryId })
+      command({ type: "get_summary", entryId })
         .then(setSummary)
         .catch((error: Error) => onError(error.message));
     }
   }, [entryId, node?.type, node?.label, onError]);
-  const run = (body: { type: string } & Record<string, unknown>) => {
+  const run = (body: RpcCommand) => {
     command(body)
       .then(onDone)
       .catch((error: Error) => onError(error.message));
@@ -224,7 +224,7 @@ export function NodePanel(props: NodePanelProps) {
                 type="button"
                 data-testid="diff"
                 onClick={() =>
-                  command<DiffAnswer>({ type: "diff", a: node.entryId, b: props.second!.entryId })
+                  command({ type: "diff", a: node.entryId, b: props.second!.entryId })
                     .then(setDiff)
                     .catch((error: Error) => onError(error.message))
                 }
@@ -245,11 +245,11 @@ export function NodePanel(props: NodePanelProps) {
           )}
           {diff !== undefined && (
             <div className="diff" data-testid="diff-result">
-              <div>common ancestor: {diff.commonAncestorId ?? "(none)"}</div>
-              <div>this branch after it: {diff.a.afterCount} entries</div>
-              <EntryLinks items={diff.a.after} onFocus={props.onFocus} testId="diff-a" />
-              <div>the other branch after it: {diff.b.afterCount} entries</div>
-              <EntryLinks items={diff.b.after} onFocus={props.onFocus} testId="diff-b" />
+              <div>common ancestor: {diff.commonAncestor?.id ?? "(none)"}</div>
+              <div>this branch after it: {diff.a.entries} entries</div>
+              <EntryLinks items={diff.a.items} onFocus={props.onFocus} testId="diff-a" />
+              <div>the other branch after it: {diff.b.entries} entries</div>
+              <EntryLinks items={diff.b.items} onFocus={props.onFocus} testId="diff-b" />
             </div>
           )}
         </div>
@@ -259,10 +259,7 @@ export function NodePanel(props: NodePanelProps) {
   );
 }
 
-function CompactBox(props: {
-  busy: boolean;
-  run: (body: { type: string } & Record<string, unknown>) => void;
-}) {
+function CompactBox(props: { busy: boolean; run: (body: RpcCommand) => void }) {
   const [instructions, setInstructions] = useState("");
   return (
     <div className="action">

@@ -3,7 +3,7 @@
  * one, or import a session file (the pi agent's or Arbor's JSONL).
  */
 import { useCallback, useEffect, useState } from "react";
-import { command, type SessionPageAnswer } from "./api.js";
+import { command, type RpcCommand, type SessionPageAnswer } from "./api.js";
 
 type Summary = SessionPageAnswer["sessions"][number];
 
@@ -23,8 +23,10 @@ export function SessionList(props: SessionListProps) {
   const load = useCallback(
     async (after: string | null) => {
       try {
-        const page = await command<SessionPageAnswer>({
+        const page = await command({
           type: "list_sessions",
+          // Every working directory's sessions: an imported one keeps its own.
+          all: true,
           limit: 20,
           ...(after === null ? {} : { cursor: after }),
         });
@@ -41,7 +43,7 @@ export function SessionList(props: SessionListProps) {
   useEffect(() => {
     void load(null);
   }, [load, version, currentId]);
-  const run = (body: { type: string } & Record<string, unknown>) => {
+  const run = (body: RpcCommand) => {
     command(body).catch((error: Error) => onError(error.message));
   };
   return (

@@ -1,34 +1,56 @@
 /**
  * The page's link to the demo server: the token from the page's address, `command()` for
- * `POST /api/command`, and `connectEvents()` for the server-sent events (EventSource reconnects by
+ * `POST /api/command` (the protocol's typed client of `@arbor/app-runtime/client`: each command's answer
+ * is its `CommandResult`), and `connectEvents()` for the server-sent events (EventSource reconnects by
  * itself and sends `Last-Event-ID`, so the server resends what was missed).
  */
+import {
+  type CommandResult,
+  createProtocolClient,
+  ProtocolCommandError,
+  type ProtocolTransport,
+  type RpcCommand,
+} from "@arbor/app-runtime/client";
 import type { CompactionNotice, ContextBreakdown, EntryView, GraphNode } from "@arbor/session-view";
 
-export type { CompactionNotice, ContextBreakdown, EntryView, GraphNode };
+export type { CompactionNotice, ContextBreakdown, EntryView, GraphNode, RpcCommand };
 
-/**
- * `get_context`'s answer: the meter's breakdown, and `notice` when the context is over the compaction
- * threshold and the last compaction freed nothing.
- */
-export type ContextAnswer = ContextBreakdown & { notice?: CompactionNotice };
+/** `get_context`'s answer (the meter's breakdown and its notice). */
+export type ContextAnswer = CommandResult<"get_context">;
 
 /** The token of this run, from `?token=` of the page's address. */
 export const TOKEN = new URLSearchParams(window.location.search).get("token") ?? "";
 
 /** A command's failure, with the server's message for the user. */
-export class CommandFailed extends Error {}
+export const CommandFailed = ProtocolCommandError;
 
-/** Sends one command; resolves to its data, rejects with {@link CommandFailed} and the server's message. */
-export async function command<T = unknown>(body: { type: string } & Record<string, unknown>): Promise<T> {
-  const response = await fetch("api/command", {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-arbor-token": TOKEN },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { ok: boolean; data?: T; error?: string };
-  if (!answer.ok) throw new CommandFailed(answer.error ?? `HTTP ${response.status}`);
-  return answer.data as T;
+/** `POST /api/command` as a protocol transport: the server answers `{ ok, data }` or `{ ok: false, error }`. */
+const httpTransport: ProtocolTransport = {
+  async send(body) {
+    const response = await fetch("api/command", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-arbor-token": TOKEN },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as { ok: boolean; data?: unknown; error?: string; code?: string };
+    if (answer.ok) return { success: true, data: answer.data };
+    return {
+      success: false,
+      error: answer.error ?? `HTTP ${response.status}`,
+      ...(answer.code === undefined ? {} : { code: answer.code }),
+    };
+  },
+};
+
+/** The typed client of the demo server. */
+export const client = createProtocolClient(httpTransport);
+
+/**
+ * Sends one command; resolves to its typed result, rejects with {@link CommandFailed} and the server's
+ * message.
+ */
+export function command<C extends RpcCommand>(body: C): Promise<CommandResult<C["type"]>> {
+  return client.request(body);
 }
 
 /** The server's `GET /api/info`. */
@@ -46,7 +68,7 @@ export interface ServerInfo {
 export async function serverInfo(): Promise<ServerInfo> {
   const response = await fetch("api/info", { headers: { "x-arbor-token": TOKEN } });
   const answer = (await response.json()) as { ok: boolean; data: ServerInfo; error?: string };
-  if (!answer.ok) throw new CommandFailed(answer.error ?? `HTTP ${response.status}`);
+  if (!answer.ok) throw new CommandFailed(answer.error ?? `HTTP ${response.status}`, "info");
   return answer.data;
 }
 
@@ -54,48 +76,19 @@ export async function serverInfo(): Promise<ServerInfo> {
 export type ServerEvent = { type: string; sessionId: string } & Record<string, unknown>;
 
 /** `get_graph`'s answer. */
-export interface GraphAnswer {
-  sessionId: string;
-  nodes: GraphNode[];
-  leafId: string | null;
-  entryCount: number;
-}
+export type GraphAnswer = CommandResult<"get_graph">;
 
 /** `get_summary`'s answer. */
-export interface SummaryAnswer {
-  id: string;
-  type: "compaction" | "branch_summary";
-  summary: string;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  fromId?: string;
-  readFiles: string[];
-  modifiedFiles: string[];
-  coveredCount: number;
-  covered: { id: string; kind: string; preview: string }[];
-}
+export type SummaryAnswer = CommandResult<"get_summary">;
 
 /** `get_transcript`'s answer. */
-export interface TranscriptAnswer {
-  sessionId: string;
-  earlier: number;
-  entries: EntryView[];
-}
+export type TranscriptAnswer = CommandResult<"get_transcript">;
 
 /** `list_sessions`' answer. */
-export interface SessionPageAnswer {
-  sessions: {
-    id: string;
-    name: string | null;
-    cwd: string;
-    updatedAt: string;
-    messageCount: number;
-    parentSession: string | null;
-    firstMessage: string | null;
-    current: boolean;
-  }[];
-  nextCursor: string | null;
-}
+export type SessionPageAnswer = CommandResult<"list_sessions">;
+
+/** `diff`'s answer. */
+export type DiffAnswer = CommandResult<"diff">;
 
 /**
  * Opens the event stream; `onEvent` receives every record in order, `onReset` when the server no longer

@@ -1,67 +1,168 @@
 /**
- * The RPC command set: one TypeBox schema per command, {@link RpcCommandSchema} their union, and one
- * dispatcher, {@link dispatchRpcCommand}. A command is validated once, at the edge ({@link parseRpcCommand});
- * the handlers receive typed commands. `--mode rpc` and any other transport (a web server) speak it.
+ * The command set of the one protocol: one TypeBox schema per command, {@link RpcCommandSchema} their
+ * union. A command is validated once, at the edge ({@link parseRpcCommand}); the dispatcher
+ * (`command-handlers.ts`) receives typed commands. `arbor --mode rpc` and the demo server speak it, and
+ * `docs/protocol.schema.json` is generated from it. Each command's result type is `CommandResult<K>`
+ * (`command-results.ts`).
  */
 import { type Static, THINKING_LEVELS, type TSchema, Type } from "@arbor/ai-providers";
 import { Value } from "@sinclair/typebox/value";
-import type { AppRuntime } from "../app-runtime.js";
 
 /** Any string or number a client picks; echoed back in the command's response. */
 const CommandId = Type.Optional(Type.Union([Type.String(), Type.Number()]));
 const Text = Type.String({ description: "a string" });
 const OptionalText = Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "a string" }));
 
-function command<T extends string, P extends Record<string, TSchema>>(type: T, properties: P) {
-  return Type.Object({ type: Type.Literal(type), id: CommandId, ...properties });
+/** Ids of sessions and entries: a letter or digit, then letters, digits, `_` and `-` (never a path). */
+const ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$";
+const SessionId = Type.String({ pattern: ID_PATTERN, description: "a session id" });
+const EntryId = Type.String({ pattern: ID_PATTERN, description: "an entry id" });
+const Flag = Type.Boolean({ description: "true or false" });
+
+function command<T extends string, P extends Record<string, TSchema>>(
+  type: T,
+  properties: P,
+  description: string,
+) {
+  return Type.Object({ type: Type.Literal(type), id: CommandId, ...properties }, { description });
 }
 
 /** The schema of each command, by `type`. */
 export const RPC_COMMAND_SCHEMAS = {
-  /** Starts a run; the response comes at once, the run's events follow. */
-  prompt: command("prompt", { text: Text }),
-  /** Queues a steering message for the running turn. */
-  steer: command("steer", { text: Text }),
-  /** Queues a message for after the run. */
-  follow_up: command("follow_up", { text: Text }),
-  /** Aborts the run and waits until the session is idle. */
-  abort: command("abort", {}),
-  /** Compacts the session now. */
-  compact: command("compact", { instructions: OptionalText }),
-  /** Moves the leaf to an entry (`null`: the start), optionally summarizing the branch left. */
-  navigate: command("navigate", {
-    entryId: Type.Union([Type.String(), Type.Null()], {
-      description: "an entry id, or null for the start of the session",
-    }),
-    summarize: Type.Optional(Type.Boolean({ description: "true or false" })),
-    instructions: OptionalText,
-  }),
-  /** Forks the session at (or before) an entry (default: the leaf) and makes the fork current. */
-  fork: command("fork", {
-    entryId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "an entry id" })),
-    position: Type.Optional(
-      Type.Union([Type.Literal("at"), Type.Literal("before"), Type.Null()], {
-        description: '"at" or "before"',
+  prompt: command(
+    "prompt",
+    { text: Text },
+    "Starts a run (or an extension's command, for `/name …`); the response comes at once, the run's events follow.",
+  ),
+  steer: command("steer", { text: Text }, "Queues a steering message for the running turn."),
+  follow_up: command("follow_up", { text: Text }, "Queues a message for after the run."),
+  abort: command("abort", {}, "Aborts the run and waits until the session is idle."),
+  compact: command("compact", { instructions: OptionalText }, "Compacts the session now."),
+  navigate: command(
+    "navigate",
+    {
+      entryId: Type.Union([Type.String(), Type.Null()], {
+        description: "an entry id, or null for the start of the session",
       }),
-    ),
-  }),
-  /** The session's state (see {@link sessionState}). */
-  get_state: command("get_state", {}),
-  /** The messages of the session's context. */
-  get_messages: command("get_messages", {}),
-  /** Switches the model (`provider/id`), loading the provider when needed. */
-  set_model: command("set_model", { model: Text }),
-  /** The slash commands extensions registered (name, description, arguments, source file). */
-  get_commands: command("get_commands", {}),
-  /** Runs an extension's command with the text after its name; notices it sends come as `notice` records. */
-  run_command: command("run_command", { name: Text, args: Type.Optional(Type.String()) }),
-  /** Sets the thinking level. */
-  set_thinking_level: command("set_thinking_level", {
-    level: Type.Union(
-      THINKING_LEVELS.map((level) => Type.Literal(level)),
-      { description: `one of ${THINKING_LEVELS.join(", ")}` },
-    ),
-  }),
+      summarize: Type.Optional(Flag),
+      instructions: OptionalText,
+    },
+    "Moves the leaf to an entry (null: the start), summarizing the branch left unless `summarize` is false.",
+  ),
+  fork: command(
+    "fork",
+    {
+      entryId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "an entry id" })),
+      position: Type.Optional(
+        Type.Union([Type.Literal("at"), Type.Literal("before"), Type.Null()], {
+          description: '"at" or "before"',
+        }),
+      ),
+    },
+    "Forks the session at (or before) an entry (default: the leaf) and makes the fork current.",
+  ),
+  get_state: command("get_state", {}, "The session's state: ids, model, phase, context usage, queues."),
+  get_messages: command("get_messages", {}, "The messages of the session's context."),
+  set_model: command(
+    "set_model",
+    { model: Text },
+    "Switches the model (`provider/id`), loading the provider when needed.",
+  ),
+  get_commands: command("get_commands", {}, "The commands extensions registered."),
+  run_command: command(
+    "run_command",
+    { name: Text, args: Type.Optional(Type.String()) },
+    "Runs an extension's command with the text after its name; its notices come as `notice` records.",
+  ),
+  set_thinking_level: command(
+    "set_thinking_level",
+    {
+      level: Type.Union(
+        THINKING_LEVELS.map((level) => Type.Literal(level)),
+        { description: `one of ${THINKING_LEVELS.join(", ")}` },
+      ),
+    },
+    "Sets the thinking level.",
+  ),
+  get_graph: command(
+    "get_graph",
+    { expanded: Type.Optional(Type.Array(EntryId, { maxItems: 1000, description: "entry ids" })) },
+    "The current session's tree as graph nodes (`expanded`: runs to show entry by entry).",
+  ),
+  get_entry: command(
+    "get_entry",
+    { entryId: EntryId },
+    "One entry of the current session as a view (kind, label, facts, parts).",
+  ),
+  get_summary: command(
+    "get_summary",
+    { entryId: EntryId },
+    "A compaction's or branch summary's text, tokens, files and the entries it covers.",
+  ),
+  get_context: command(
+    "get_context",
+    {},
+    "The context meter: tokens, window, threshold and what fills it; `notice` when over the threshold and the last compaction freed nothing.",
+  ),
+  get_transcript: command(
+    "get_transcript",
+    {},
+    "The transcript of the current path (its latest 400 entries).",
+  ),
+  label: command(
+    "label",
+    {
+      entryId: EntryId,
+      label: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+        description: "a label (at most 200 characters) or null",
+      }),
+    },
+    "Labels an entry (`label` empty or null: removes it).",
+  ),
+  edit: command(
+    "edit",
+    { entryId: EntryId, text: Type.String({ minLength: 1, description: "the new text" }) },
+    "Edits a user message and runs again: moves to its parent (no summary), then prompts with `text`.",
+  ),
+  diff: command(
+    "diff",
+    { a: EntryId, b: EntryId },
+    "Where two branches of the current session diverge and what each holds after.",
+  ),
+  merge: command(
+    "merge",
+    {
+      sourceLeafId: EntryId,
+      into: Type.Optional(EntryId),
+      summarize: Type.Optional(Flag),
+      message: Type.Optional(
+        Type.String({ maxLength: 2000, description: "a note of at most 2000 characters" }),
+      ),
+    },
+    "Merges the branch ending at `sourceLeafId` into the branch of `into` (default: the current leaf).",
+  ),
+  list_sessions: command(
+    "list_sessions",
+    {
+      cursor: Type.Optional(Type.String({ maxLength: 2000, description: "the nextCursor of a page" })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 200, description: "an integer from 1 to 200" }),
+      ),
+      all: Type.Optional(Type.Boolean({ description: "true or false" })),
+    },
+    "A page of the store's sessions, newest activity first: those of the working directory, or `all`.",
+  ),
+  new_session: command("new_session", {}, "Starts a new session and makes it current."),
+  open_session: command(
+    "open_session",
+    { sessionId: SessionId },
+    "Opens a session of the store by id and makes it current.",
+  ),
+  import_session: command(
+    "import_session",
+    { text: Type.String({ minLength: 1, maxLength: 200_000_000, description: "the file's text" }) },
+    "Imports a session file's text (the pi agent's or Arbor's JSONL) into the store as a new session and opens it; a file whose id the store holds becomes a copy under a new id (`copiedFrom`).",
+  ),
 } as const;
 
 /** The names of the commands. */
@@ -110,10 +211,12 @@ export function parseRpcCommand(value: unknown): ParsedRpcCommand {
     const known = Object.keys(RPC_COMMAND_SCHEMAS).join(", ");
     return { ok: false, ...base, type, error: `Unknown command "${type}". Commands: ${known}.` };
   }
+  const schema = RPC_COMMAND_SCHEMAS[type];
   for (const [alias, name] of Object.entries(ALIASES)) {
+    // Only where the schema has the field and not the alias (`merge` has a `message` of its own).
+    if (fieldSchema(schema, name) === undefined || fieldSchema(schema, alias) !== undefined) continue;
     if (record[name] === undefined && record[alias] !== undefined) record[name] = record[alias];
   }
-  const schema = RPC_COMMAND_SCHEMAS[type];
   if (Value.Check(schema, record)) return { ok: true, command: record as RpcCommand };
   const [first] = Value.Errors(schema, record);
   const field = first?.path.split("/")[1] ?? "";
@@ -126,169 +229,4 @@ export function parseRpcCommand(value: unknown): ParsedRpcCommand {
 function fieldSchema(schema: TSchema, field: string): TSchema | undefined {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
   return Object.hasOwn(properties, field) ? properties[field] : undefined;
-}
-
-/** What the handlers need besides the runtime. */
-export interface RpcContext {
-  runtime: AppRuntime;
-  /**
-   * Keeps track of work that outlives its command (a prompt's run), so that a transport can wait for it; a
-   * failure of that work is reported as an `error` record.
-   *
-   * Contract: must not throw.
-   */
-  track: (command: RpcCommand, work: Promise<unknown>) => void;
-}
-
-/** A failure of a valid command (a busy session, an empty session to fork); its message is the response's `error`. */
-export class RpcCommandError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "RpcCommandError";
-  }
-}
-
-type Handlers = {
-  [K in RpcCommandType]: (command: RpcCommandOf<K>, context: RpcContext) => Promise<unknown>;
-};
-
-/** The session's state, for `get_state` and clients that render a footer. */
-export function sessionState(runtime: AppRuntime): Record<string, unknown> {
-  const session = runtime.session;
-  const state = session.state;
-  const usage = session.contextUsage();
-  return {
-    sessionId: session.id,
-    ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),
-    cwd: runtime.cwd,
-    persistent: runtime.persistent,
-    model: `${state.model.provider}/${state.model.id}`,
-    thinkingLevel: state.thinkingLevel,
-    activeTools: state.activeToolNames,
-    phase: state.phase,
-    isBusy: session.isBusy,
-    isStreaming: state.isStreaming,
-    leafId: state.leafId,
-    ...(state.name === undefined ? {} : { name: state.name }),
-    messageCount: state.messages.length,
-    entryCount: session.session.entryCount,
-    contextUsage: {
-      tokens: usage.tokens,
-      contextWindow: usage.contextWindow,
-      percent: Math.round(usage.percent * 10) / 10,
-      compactionThreshold: usage.compactionThreshold,
-    },
-    queued: {
-      steering: state.queued.steering.length,
-      followUp: state.queued.followUp.length,
-      nextTurn: state.queued.nextTurn.length,
-    },
-    ...(state.errorMessage === undefined ? {} : { errorMessage: state.errorMessage }),
-  };
-}
-
-const HANDLERS: Handlers = {
-  async prompt(command, { runtime, track }) {
-    const session = runtime.session;
-    if (session.isBusy) {
-      throw new RpcCommandError(
-        `The session is busy (${session.phase}): send "steer" or "follow_up", or wait for the run to settle.`,
-      );
-    }
-    // Decided before any await: a prompt must start in this turn (a command arriving next may change the session).
-    const line = runtime.extensions.commandLine(command.text);
-    if (line !== undefined) {
-      await runtime.extensions.runCommand(line.name, line.argumentText);
-      return { sessionId: session.id, command: true };
-    }
-    track(command, session.prompt(command.text));
-    return { sessionId: session.id };
-  },
-  async steer(command, { runtime }) {
-    runtime.session.steer(command.text);
-    return undefined;
-  },
-  async follow_up(command, { runtime }) {
-    runtime.session.followUp(command.text);
-    return undefined;
-  },
-  async abort(_command, { runtime }) {
-    const session = runtime.session;
-    const wasBusy = session.isBusy;
-    session.abort("aborted by an rpc command");
-    await session.waitForIdle();
-    return { aborted: wasBusy };
-  },
-  async compact(command, { runtime }) {
-    return runtime.session.compact(command.instructions ?? undefined);
-  },
-  async navigate(command, { runtime }) {
-    const instructions = command.instructions ?? undefined;
-    const result = await runtime.session.navigateTree(command.entryId, {
-      ...(command.summarize === undefined ? {} : { summarize: command.summarize }),
-      ...(instructions === undefined ? {} : { instructions }),
-    });
-    if (result.kind !== "moved") return result;
-    return {
-      kind: result.kind,
-      leafId: result.leafId,
-      fromHook: result.fromHook,
-      ...(result.summaryEntryId === undefined ? {} : { summaryEntryId: result.summaryEntryId }),
-      ...(result.summary === undefined ? {} : { summary: result.summary }),
-    };
-  },
-  async fork(command, { runtime }) {
-    const entryId = command.entryId ?? runtime.session.session.leafId;
-    if (entryId === null) throw new RpcCommandError('"fork" needs "entryId" (the session is empty).');
-    const source = runtime.session.id;
-    const fork = await runtime.session.fork(entryId, command.position ?? "at");
-    await runtime.switchTo(fork);
-    return {
-      sessionId: fork.id,
-      parentSession: source,
-      ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),
-      leafId: fork.session.leafId,
-    };
-  },
-  async get_state(_command, { runtime }) {
-    return sessionState(runtime);
-  },
-  async get_messages(_command, { runtime }) {
-    return { messages: runtime.session.state.messages };
-  },
-  async set_model(command, { runtime }) {
-    const model = await runtime.loadModel(command.model);
-    await runtime.session.setModel(model);
-    return { model: `${model.provider}/${model.id}`, contextWindow: model.contextWindow };
-  },
-  async get_commands(_command, { runtime }) {
-    return { commands: runtime.extensions.commandList() };
-  },
-  async run_command(command, { runtime }) {
-    const failedBefore = runtime.extensions.failures.length;
-    if (!(await runtime.extensions.runCommand(command.name, command.args ?? ""))) {
-      const known = runtime.extensions.commandList().map((item) => item.name);
-      throw new RpcCommandError(
-        `No extension command "${command.name}". Commands: ${known.length > 0 ? known.join(", ") : "(none)"}.`,
-      );
-    }
-    const failure = runtime.extensions.failures.slice(failedBefore)[0];
-    if (failure !== undefined) throw new RpcCommandError(`/${command.name} failed: ${failure.message}`);
-    return { name: command.name };
-  },
-  async set_thinking_level(command, { runtime }) {
-    await runtime.session.setThinkingLevel(command.level);
-    return { thinkingLevel: runtime.session.state.thinkingLevel };
-  },
-};
-
-/**
- * Runs a validated command; resolves to the `data` of its response.
- *
- * Contract: rejects with an error whose message is the response's `error` (a busy session, an unknown
- * model, the harness's own refusals); work that outlives the command goes to `context.track`.
- */
-export function dispatchRpcCommand(command: RpcCommand, context: RpcContext): Promise<unknown> {
-  const handler = HANDLERS[command.type] as (command: RpcCommand, context: RpcContext) => Promise<unknown>;
-  return handler(command, context);
 }

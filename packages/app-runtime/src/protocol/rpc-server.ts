@@ -6,8 +6,10 @@
  * in another order than the commands: `id` (any string or number, echoed back) tells them apart.
  */
 import type { AppRuntime } from "../app-runtime.js";
+import { OperationRefusedError } from "../operations/operation-error.js";
+import { dispatchRpcCommand, type RpcContext } from "./command-handlers.js";
 import { JsonEventWriter, type JsonRecord, sessionRecord } from "./json-events.js";
-import { dispatchRpcCommand, parseRpcCommand, type RpcCommand, type RpcContext } from "./rpc-commands.js";
+import { parseRpcCommand, type RpcCommand } from "./rpc-commands.js";
 
 /** A running RPC conversation over one runtime. */
 export interface RpcServer {
@@ -99,7 +101,8 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
       const data = await dispatchRpcCommand(command, context);
       writer.record({ ...base, success: true, ...(data === undefined ? {} : { data }) });
     } catch (error) {
-      writer.record({ ...base, success: false, error: errorMessage(error) });
+      const code = OperationRefusedError.isInstance(error) ? { code: error.code } : {};
+      writer.record({ ...base, success: false, error: errorMessage(error), ...code });
     }
   };
 

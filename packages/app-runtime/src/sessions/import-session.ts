@@ -1,7 +1,12 @@
 /**
- * Storing a session file read for import (`arbor sessions import`) and the report of it: what was stored,
- * the context a continuation would send (so that a conversation lost on the way shows at once), and the
- * file's warnings and notes, one line per kind.
+ * Storing a session file read for import (`arbor sessions import`, the protocol's `import_session`, the
+ * demo's Import button) and the report of it: what was stored, the context a continuation would send (so
+ * that a conversation lost on the way shows at once), and the file's warnings and notes, one line per kind.
+ *
+ * The one policy for a file whose session id the store already holds (or an id that cannot name a
+ * session): the file is imported as a copy under a new id, and the result says so (`copiedFrom`). An
+ * import never opens, changes or continues the session already stored — that one may have been continued
+ * since, and a user importing a file means the file's conversation.
  */
 import {
   countSessionNotices,
@@ -20,10 +25,14 @@ import type { ImportedFile } from "./import-file.js";
 import { treeStats } from "./tree-stats.js";
 
 /** What an import did (or, in a dry run, would do). */
-export interface ImportReport {
+export interface ImportSessionResult {
+  /** The stored session (in a dry run: the id it would get). */
   sessionId: string;
-  /** The id in the file, when the session got (or would get) a new one because the store holds it. */
-  renamedFrom: string | undefined;
+  /**
+   * The id in the file, when the store already holds a session of that id (or the id cannot name a
+   * session) and the import is a copy under a new id; absent when the file's id was kept.
+   */
+  copiedFrom?: string;
   fromVersion: number;
   entries: number;
   messages: number;
@@ -38,7 +47,12 @@ export interface ImportReport {
   context: { messages: number; toolCalls: number; missingResults: number };
   /** The file's warnings and notes (see `ImportedFile.notices`). */
   notices: SessionNotice[];
+  /** The warnings of `notices`, one line per kind (`summarizeSessionNotices`). */
+  warnings: string[];
 }
+
+/** Ids a session may have: a letter or digit, then letters, digits, `_` and `-` (at most 128). */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /**
  * Creates the session (a new id when the file's is taken) and appends every entry in one atomic batch;
@@ -47,16 +61,22 @@ export interface ImportReport {
 async function storeImported(
   target: SessionStore,
   file: ImportedFile,
-): Promise<{ header: SessionHeader; renamedFrom?: string }> {
+): Promise<{ header: SessionHeader; copiedFrom?: string }> {
   let header = file.header;
-  let renamedFrom: string | undefined;
-  try {
-    await target.createSession(header);
-  } catch (error) {
-    if (!(error instanceof SessionExistsError)) throw error;
-    renamedFrom = header.id;
+  let copiedFrom: string | undefined;
+  const copy = async () => {
+    copiedFrom = header.id;
     header = { ...header, id: generateSessionId() };
     await target.createSession(header);
+  };
+  if (!SESSION_ID.test(header.id)) await copy();
+  else {
+    try {
+      await target.createSession(header);
+    } catch (error) {
+      if (!(error instanceof SessionExistsError)) throw error;
+      await copy();
+    }
   }
   try {
     if (file.entries.length > 0)
@@ -65,7 +85,7 @@ async function storeImported(
     await target.deleteSession(header.id).catch(() => undefined);
     throw error;
   }
-  return { header, renamedFrom };
+  return { header, ...(copiedFrom === undefined ? {} : { copiedFrom }) };
 }
 
 /**
@@ -78,18 +98,18 @@ export async function importSessionFile(
   target: SessionStore,
   file: ImportedFile,
   options: { dryRun?: boolean } = {},
-): Promise<ImportReport> {
+): Promise<ImportSessionResult> {
   const dryRun = options.dryRun === true;
   const destination = dryRun ? new MemorySessionStore() : target;
   const stored = await storeImported(destination, file);
-  let renamedFrom = stored.renamedFrom;
-  if (dryRun && jsonlPathOf(target, file.header.id) !== undefined) renamedFrom = file.header.id;
+  let copiedFrom = stored.copiedFrom;
+  if (dryRun && jsonlPathOf(target, file.header.id) !== undefined) copiedFrom = file.header.id;
   const session = await Session.open(destination, stored.header.id);
   const stats = treeStats(session.getTree());
   const context = contextCounts(session.buildContext());
   return {
     sessionId: dryRun ? file.header.id : session.id,
-    renamedFrom,
+    ...(copiedFrom === undefined ? {} : { copiedFrom }),
     fromVersion: file.fromVersion,
     entries: session.entryCount,
     messages: stats.messages,
@@ -98,11 +118,12 @@ export async function importSessionFile(
     location: dryRun ? undefined : jsonlPathOf(target, session.id),
     context,
     notices: file.notices,
+    warnings: summarizeSessionNotices(file.notices, "warning"),
   };
 }
 
-/** The counts of {@link ImportReport.context}. */
-function contextCounts(context: SessionContext): ImportReport["context"] {
+/** The counts of {@link ImportSessionResult.context}. */
+function contextCounts(context: SessionContext): ImportSessionResult["context"] {
   // A failed or aborted response is never sent, nor the results the repair gave its calls.
   const failed = new Set<string>();
   context.messages.forEach((message, index) => {
@@ -127,7 +148,7 @@ function count(value: number, one: string, many = `${one}s`): string {
 }
 
 /** The report of an import as lines of text (`source`: the file as the user named it). */
-export function importReportLines(source: string, report: ImportReport, dryRun: boolean): string[] {
+export function importReportLines(source: string, report: ImportSessionResult, dryRun: boolean): string[] {
   const version =
     report.fromVersion === 3 ? "format version 3" : `format version ${report.fromVersion}, migrated to 3`;
   const lines = [
@@ -135,9 +156,9 @@ export function importReportLines(source: string, report: ImportReport, dryRun: 
       ? `Checked ${source} (${version}); nothing was written (--dry-run).`
       : `Imported ${source} (${version}) as session ${report.sessionId}.`,
   ];
-  if (report.renamedFrom !== undefined) {
+  if (report.copiedFrom !== undefined) {
     lines.push(
-      `  The store already holds a session with the file's id ${report.renamedFrom}; ` +
+      `  The store already holds a session with the file's id ${report.copiedFrom}; ` +
         (dryRun ? "an import would give this copy a new id." : "this copy got a new id."),
     );
   }

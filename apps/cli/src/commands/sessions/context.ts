@@ -28,6 +28,8 @@ export interface SessionsCommandDeps {
   cwd: string;
   /** The Arbor home (`recover` reads its recovery files); default `$ARBOR_HOME`, else `~/.arbor`. */
   home?: string;
+  /** The environment (`merge`'s app runtime reads its settings and keys from it); default none. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Where results go (the only output of `list --json`, `export` without `-o`, …). */
   stdout: Writable;
   /** Where messages, warnings and errors go. */

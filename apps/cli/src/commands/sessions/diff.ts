@@ -10,13 +10,14 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   ArborUserError,
+  branchDiffResult,
   type ResolvedSession,
   resolveEntryReference,
   resolveSessionReference,
 } from "@arbor/app-runtime";
 import { Session } from "@arbor/session-store";
 import {
-  type BranchDiff,
+  type BranchDiffView,
   branchDiffView,
   countOf,
   type DiffItem,
@@ -84,7 +85,7 @@ function sideLines(name: "a" | "b", side: DiffSideResult, limit: number): string
   return lines;
 }
 
-const MATCHES: Record<BranchDiff["matchedBy"], string> = {
+const MATCHES: Record<BranchDiffView["matchedBy"], string> = {
   id: "shared entries have equal ids and contents",
   content: "shared entries have equal contents under other ids",
   mixed: "shared entries have equal contents, some under other ids",
@@ -92,7 +93,7 @@ const MATCHES: Record<BranchDiff["matchedBy"], string> = {
 };
 
 /** The diff as text. */
-export function diffTextLines(diff: BranchDiff, limit: number): string[] {
+export function diffTextLines(diff: BranchDiffView, limit: number): string[] {
   const heading = (name: string, side: DiffSideResult) =>
     `${name}: session ${side.sessionId}, leaf ${side.leafId ?? "(none)"} (${countOf(side.branchLength, "entry", "entries")} on the branch)`;
   const lines = [heading("a", diff.a), heading("b", diff.b)];
@@ -110,37 +111,6 @@ export function diffTextLines(diff: BranchDiff, limit: number): string[] {
   }
   lines.push("", ...sideLines("a", diff.a, limit), "", ...sideLines("b", diff.b, limit));
   return lines;
-}
-
-/** The diff as the JSON `--json` prints (stable field names). */
-export function diffJson(diff: BranchDiff): unknown {
-  const side = (result: DiffSideResult) => ({
-    sessionId: result.sessionId,
-    leafId: result.leafId,
-    branchLength: result.branchLength,
-    entries: result.entries,
-    messages: result.messages,
-    readFiles: result.files.readFiles,
-    modifiedFiles: result.files.modifiedFiles,
-    items: result.items,
-  });
-  return {
-    sameSession: diff.sameSession,
-    matchedBy: diff.matchedBy,
-    relation: diff.relation ?? null,
-    commonAncestor:
-      diff.commonAncestor === undefined
-        ? null
-        : {
-            id: diff.commonAncestor.id,
-            idInB: diff.commonAncestor.idInB,
-            position: diff.commonAncestor.position,
-            type: diff.commonAncestor.item.type,
-            preview: diff.commonAncestor.item.preview,
-          },
-    a: side(diff.a),
-    b: side(diff.b),
-  };
 }
 
 /** Adds `diff` to the `sessions` command. */
@@ -197,7 +167,8 @@ export function addDiffCommand(parent: Command, deps: SessionsCommandDeps): Comm
                 { session: sessionA, leafId: leafA },
                 { session: sessionB, leafId: leafB },
               );
-              if (options.json === true) deps.stdout.write(`${JSON.stringify(diffJson(diff), null, 2)}\n`);
+              if (options.json === true)
+                deps.stdout.write(`${JSON.stringify(branchDiffResult(diff), null, 2)}\n`);
               else writeLines(deps.stdout, diffTextLines(diff, options.limit ?? DEFAULT_DIFF_LIMIT));
             } finally {
               for (const entry of resolved) await entry.release();

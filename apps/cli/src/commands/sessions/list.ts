@@ -3,9 +3,9 @@
  * directory), newest activity first.
  */
 
-import { describeStore } from "@arbor/app-runtime";
+import { describeStore, type SessionListItem, sessionListItem } from "@arbor/app-runtime";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
-import { clipText, formatTimestamp, singleLine } from "@arbor/session-view";
+import { clipText, formatTimestamp } from "@arbor/session-view";
 import type { Command } from "commander";
 import {
   parsePositiveInteger,
@@ -20,27 +20,6 @@ export const DEFAULT_LIST_LIMIT = 50;
 
 /** Largest page asked of the store at once. */
 const PAGE_SIZE = 100;
-
-/**
- * One session in `list --json`: every field is always present (`null` when unknown), so scripts can rely
- * on the shape.
- */
-export interface ListedSession {
-  id: string;
-  name: string | null;
-  cwd: string;
-  /** ISO 8601. */
-  createdAt: string;
-  /** ISO 8601: the last entry's timestamp. */
-  updatedAt: string;
-  messageCount: number;
-  /** The session it was forked from (an id, or a pi agent's file path). */
-  parentSession: string | null;
-  /** The session's file (JSONL store). */
-  location: string | null;
-  /** The first user message, on one line (at most 200 characters), when the file's beginning holds it. */
-  firstMessage: string | null;
-}
 
 /**
  * The shortest prefixes (at least `minimum` characters) that tell the ids apart: the characters every id
@@ -82,28 +61,13 @@ async function collect(
   return { sessions, more: cursor !== undefined };
 }
 
-function toListed(summary: SessionSummary): ListedSession {
-  const location = summary.location ?? null;
-  return {
-    id: summary.id,
-    name: summary.name ?? null,
-    cwd: summary.cwd,
-    createdAt: summary.createdAt,
-    updatedAt: summary.updatedAt,
-    messageCount: summary.messageCount,
-    parentSession: summary.parentSession ?? null,
-    location,
-    firstMessage: summary.firstMessage === undefined ? null : clipText(singleLine(summary.firstMessage), 200),
-  };
-}
-
 /** A directory cut from the left to fit `width` (`…/src/project`). */
 function clipLeft(value: string, width: number): string {
   return value.length <= width ? value : `…${value.slice(value.length - width + 1)}`;
 }
 
 /** The text table: ID, UPDATED, MSGS, [CWD], TITLE (the name and/or the first message). */
-function table(sessions: readonly ListedSession[], showCwd: boolean): string[] {
+function table(sessions: readonly SessionListItem[], showCwd: boolean): string[] {
   const ids = shortIds(sessions.map((session) => session.id));
   const rows = sessions.map((session) => {
     const title =
@@ -163,7 +127,8 @@ export function addListCommand(parent: Command, deps: SessionsCommandDeps): Comm
           const cwd = options.all === true ? undefined : deps.cwd;
           await withStore(deps, command, { readOnly: true }, async (store) => {
             const { sessions, more } = await collect(store, cwd, limit);
-            const listed = sessions.map(toListed);
+            // The one JSON shape of a listed session (`list_sessions` of the protocol answers with it too).
+            const listed = sessions.map(sessionListItem);
             if (options.json === true) {
               deps.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
               return;

@@ -4,15 +4,22 @@
  * conversation continues from there knowing what the other branch found. The merged branch's entries stay
  * in the log; the session's leaf becomes the new summary.
  *
- * The merge is the harness's `HarnessSession.mergeBranch()` (its hooks, phases, events and busy guard): the
- * summary comes from the model `resolveSummarizer` gives; with `--no-summarize`, or no model, it is the
- * deterministic digest of `@arbor/compaction` (the branch's last assistant text and its file operations),
- * marked as such. The entry is written at the harness's save point, so the store's lock and its last-entry
- * check apply: a session another process is writing to is refused, not corrupted.
+ * The merge is `AppRuntime.merge()` (the harness's `mergeBranch()`: its hooks, phases, events and busy
+ * guard) on the session opened in an app runtime of its own: the summary comes from the model
+ * `resolveSummarizer` gives; with `--no-summarize`, or no model, it is the deterministic digest of
+ * `@arbor/compaction` (the branch's last assistant text and its file operations), marked as such — the
+ * runtime's own model (the offline demo model) is never asked. The entry is written at the harness's save
+ * point, so the writer lease, the store's lock and its last-entry check apply: a session another process
+ * is writing to is refused, not corrupted.
  */
-import type { Model, StreamFn } from "@arbor/ai-providers";
-import { ArborUserError, resolveEntryReference, resolveSessionReference } from "@arbor/app-runtime";
-import { createHarness, type MergeBranchResult } from "@arbor/harness";
+import type { Model } from "@arbor/ai-providers";
+import {
+  ArborUserError,
+  createAppRuntime,
+  type MergeResult,
+  resolveEntryReference,
+  resolveSessionReference,
+} from "@arbor/app-runtime";
 import type { SessionStore } from "@arbor/session-store";
 import { countOf } from "@arbor/session-view";
 import type { Command } from "commander";
@@ -21,6 +28,7 @@ import {
   runAction,
   type SessionsCommandDeps,
   type SummarizerChoice,
+  storeUrlOf,
   withStore,
   writeLines,
 } from "./context.js";
@@ -60,8 +68,8 @@ async function sessionReference(
 }
 
 /**
- * A model standing for one the session records: the harness resumes the session with it, and merge never
- * calls it (summaries go to the summarizer).
+ * A stand-in for a model the session records, so that the session opens with that model and the merge
+ * (which moves the leaf) records no model change; merge never calls it (summaries go to the summarizer).
  */
 function recordedModel(reference: string): Model {
   const slash = reference.indexOf("/");
@@ -78,14 +86,9 @@ function recordedModel(reference: string): Model {
   };
 }
 
-/** The stream of a harness that must never call a model (merging without a summarizer). */
-const noModel: StreamFn = () => {
-  throw new Error("arbor sessions merge: no model is configured.");
-};
-
 /** How the summary was made, for the output line. */
 function howSummarized(
-  result: Extract<MergeBranchResult, { kind: "merged" }>,
+  result: Extract<MergeResult, { kind: "merged" }>,
   summarizer: SummarizerChoice | undefined,
   summarize: boolean,
 ): string {
@@ -101,43 +104,55 @@ function howSummarized(
   return `summarized by ${summarizer.model.provider}/${summarizer.model.id}`;
 }
 
-/** Opens the session in a harness of its own and merges there; rejects with what the store refused. */
-async function mergeInHarness(
-  store: SessionStore,
+/**
+ * Opens the session in an app runtime of its own (the offline demo model as its provider, which merge
+ * never asks; the summarizer, when there is one, as the harness's) and merges there; rejects with what the
+ * store refused.
+ */
+async function mergeInRuntime(
+  command: Command,
   sessionId: string,
   references: { branch: string; into: string },
   options: MergeOptions,
   deps: SessionsCommandDeps,
-): Promise<{ result: MergeBranchResult; summarizer: SummarizerChoice | undefined; sessionId: string }> {
+): Promise<{ result: MergeResult; summarizer: SummarizerChoice | undefined; sessionId: string }> {
   const summarizer = options.summarize ? await deps.resolveSummarizer?.() : undefined;
-  const storeErrors: unknown[] = [];
-  const harness = createHarness({
-    streamFn: summarizer?.stream ?? noModel,
-    model: summarizer?.model ?? recordedModel("arbor/merge"),
-    resolveModel: recordedModel,
-    store,
-    recallTool: false,
-    ...(summarizer === undefined
-      ? {}
-      : { summarizer: { model: summarizer.model, streamFn: summarizer.stream } }),
-    onError: () => undefined,
+  const store = storeUrlOf(command);
+  const runtime = await createAppRuntime({
+    cwd: deps.cwd,
+    env: deps.env ?? {},
+    ...(deps.home === undefined ? {} : { home: deps.home }),
+    providers: { scripted: () => import("@arbor/app-runtime/demo") },
+    stores: STORE_FACTORIES,
+    ...(store === undefined ? {} : { store }),
+    flags: { provider: "scripted" },
+    tools: false,
+    extensions: false,
+    harnessOptions: {
+      resolveModel: recordedModel,
+      ...(summarizer === undefined
+        ? {}
+        : { summarizer: { model: summarizer.model, streamFn: summarizer.stream } }),
+      onError: () => undefined,
+    },
   });
   try {
-    const session = await harness.openSession(sessionId);
+    // Opened (not resumed): the session keeps its recorded model; nothing is written but the merge.
+    const session = await runtime.openSession(sessionId);
+    const storeErrors: unknown[] = [];
     session.subscribe((event) => {
       if (event.type === "save_error") storeErrors.push(event.error);
     });
-    const source = resolveEntryReference(session.session, references.branch);
-    const target = resolveEntryReference(session.session, references.into);
-    const result = await session.mergeBranch(source, {
-      into: target,
+    const result = await runtime.merge({
+      sourceLeafId: resolveEntryReference(session.session, references.branch),
+      into: resolveEntryReference(session.session, references.into),
       summarize: summarizer !== undefined,
       ...(options.message === undefined ? {} : { message: options.message }),
     });
     if (storeErrors.length > 0) throw storeErrors[0];
     return { result, summarizer, sessionId: session.id };
   } finally {
-    await harness.close();
+    await runtime.dispose();
   }
 }
 
@@ -156,7 +171,8 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
     .option("-m, --message <text>", "a note put first in the summary, like a merge commit's message")
     .action(
       runAction(deps, "merge", async (branch: string, options: MergeOptions, command: Command) => {
-        await withStore(deps, command, { readOnly: false }, async (store) => {
+        // The session is named and checked on a read-only store, then merged in a runtime of its own.
+        const target = await withStore(deps, command, { readOnly: true }, async (store) => {
           const reference = await sessionReference(store, branch, options, command, deps);
           const resolved = await resolveSessionReference(store, reference.session, {
             cwd: deps.cwd,
@@ -170,28 +186,29 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
                   "Import it first (`arbor sessions import <file>`), then merge in the imported session.",
               );
             }
-            const into = parseSideReference(options.into, deps.cwd);
-            const { result, summarizer, sessionId } = await mergeInHarness(
-              resolved.store,
-              resolved.sessionId,
-              { branch: reference.branchEntry, into: into.entry ?? options.into },
-              options,
-              deps,
-            );
-            if (result.kind === "cancelled")
-              throw new ArborUserError("command_failed", "The merge was cancelled by a hook.");
-            if (result.kind === "aborted")
-              throw new ArborUserError("command_failed", "Summarizing the branch was aborted.");
-            const { sourceLeafId, targetLeafId, entries } = result.merge;
-            writeLines(deps.stdout, [
-              `Merged branch ${sourceLeafId} (${countOf(entries, "entry", "entries")}) into ${targetLeafId}: ` +
-                `branch_summary ${result.entryId}, ${howSummarized(result, summarizer, options.summarize)}.`,
-              `Session ${sessionId} now continues from ${result.entryId}.`,
-            ]);
+            return { sessionId: resolved.sessionId, branchEntry: reference.branchEntry };
           } finally {
             await resolved.release();
           }
         });
+        const into = parseSideReference(options.into, deps.cwd);
+        const { result, summarizer, sessionId } = await mergeInRuntime(
+          command,
+          target.sessionId,
+          { branch: target.branchEntry, into: into.entry ?? options.into },
+          options,
+          deps,
+        );
+        if (result.kind === "cancelled")
+          throw new ArborUserError("command_failed", "The merge was cancelled by a hook.");
+        if (result.kind === "aborted")
+          throw new ArborUserError("command_failed", "Summarizing the branch was aborted.");
+        const { sourceLeafId, targetLeafId, entries } = result.merge;
+        writeLines(deps.stdout, [
+          `Merged branch ${sourceLeafId} (${countOf(entries, "entry", "entries")}) into ${targetLeafId}: ` +
+            `branch_summary ${result.entryId}, ${howSummarized(result, summarizer, options.summarize)}.`,
+          `Session ${sessionId} now continues from ${result.entryId}.`,
+        ]);
       }),
     );
 }

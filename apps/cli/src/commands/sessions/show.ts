@@ -5,7 +5,7 @@
  */
 
 import { type ResolvedSession, resolveEntryReference, type TreeStats, treeStats } from "@arbor/app-runtime";
-import { type Session, type SessionEntryRef, summarizeSessionNotices } from "@arbor/session-store";
+import { type Session, summarizeSessionNotices } from "@arbor/session-store";
 import {
   countOf,
   entryTextLines,
@@ -20,44 +20,6 @@ import { runAction, type SessionsCommandDeps, withSession, writeLines } from "./
 
 /** Entries of the branch shown when `--limit` is not given (the newest ones). */
 export const DEFAULT_SHOW_LIMIT = 100;
-
-/** Most entries {@link pathSettings} parses (a path without any model or thinking entry stops there). */
-const MAX_SETTINGS_PARSES = 1_000;
-const SETTING_TYPES: ReadonlySet<string> = new Set(["thinking_level_change", "model_change"]);
-
-/**
- * The model and thinking level in effect at the end of a path, found from its end backwards: the latest
- * `thinking_level_change`, and the latest `model_change` or assistant message. Parses only the entries it
- * passes that can hold one (messages and settings), usually a handful, and never more than 1,000.
- */
-export function pathSettings(path: readonly SessionEntryRef[]): { model?: string; thinkingLevel?: string } {
-  const settings: { model?: string; thinkingLevel?: string } = {};
-  let parsed = 0;
-  for (let index = path.length - 1; index >= 0 && parsed < MAX_SETTINGS_PARSES; index--) {
-    if (settings.model !== undefined && settings.thinkingLevel !== undefined) break;
-    const ref = path[index]!;
-    if (ref.type === "message" || SETTING_TYPES.has(ref.type)) parsed++;
-    if (ref.type === "thinking_level_change" && settings.thinkingLevel === undefined) {
-      const entry = ref.entry() as { thinkingLevel?: unknown } | undefined;
-      if (typeof entry?.thinkingLevel === "string") settings.thinkingLevel = entry.thinkingLevel;
-    } else if (ref.type === "model_change" && settings.model === undefined) {
-      const entry = ref.entry() as { provider?: unknown; modelId?: unknown } | undefined;
-      if (typeof entry?.provider === "string" && typeof entry.modelId === "string") {
-        settings.model = `${entry.provider}/${entry.modelId}`;
-      }
-    } else if (ref.type === "message" && settings.model === undefined) {
-      const message = (ref.entry() as { message?: Record<string, unknown> } | undefined)?.message;
-      if (
-        message?.role === "assistant" &&
-        typeof message.provider === "string" &&
-        typeof message.model === "string"
-      ) {
-        settings.model = `${message.provider}/${message.model}`;
-      }
-    }
-  }
-  return settings;
-}
 
 /** The facts at the top of `show`: id, name, directory, dates, file, counts, model, warnings. */
 export function sessionHeaderLines(
@@ -83,10 +45,12 @@ export function sessionHeaderLines(
     "Entries",
     `${formatCount(stats.entries)} (${countOf(stats.messages, "message")}), ${branches}, leaf ${session.leafId ?? "(none)"}`,
   ]);
-  const settings = pathSettings(session.getPath());
-  if (settings.model !== undefined || settings.thinkingLevel !== undefined) {
-    const thinking = settings.thinkingLevel === undefined ? "" : `thinking ${settings.thinkingLevel}`;
-    rows.push(["Model", [settings.model ?? "", thinking].filter((part) => part !== "").join(", ")]);
+  // The model and thinking level at the leaf, as a resumed session takes them (what `buildContext` reports).
+  const { model, thinkingLevel } = session.settingsAt();
+  if (model !== undefined || thinkingLevel !== undefined) {
+    const modelName = model === undefined ? "" : `${model.provider}/${model.modelId}`;
+    const thinking = thinkingLevel === undefined ? "" : `thinking ${thinkingLevel}`;
+    rows.push(["Model", [modelName, thinking].filter((part) => part !== "").join(", ")]);
   }
   // One line per kind (see `Session.warnings`); fields filled in while reading are notes, not warnings.
   const read = partial ? " (in the entries shown; --limit all reads them all)" : "";

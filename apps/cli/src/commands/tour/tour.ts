@@ -9,14 +9,7 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createProviderRegistry } from "@arbor/ai-providers";
-import {
-  describeStoreLocation,
-  jsonlPathOf,
-  openStore,
-  parseStoreUrl,
-  resolveArborHome,
-} from "@arbor/app-runtime";
+import { type AppRuntime, createAppRuntime, resolveArborHome } from "@arbor/app-runtime";
 import {
   createTourProvider,
   LABEL_AFTER_PROMPT,
@@ -24,11 +17,10 @@ import {
   TOUR_COMPACTION,
   TOUR_CONTEXT_WINDOW,
   TOUR_LABEL,
+  TOUR_MODEL,
   TOUR_PROMPTS,
 } from "@arbor/app-runtime/demo";
-import { createCodingTools } from "@arbor/coding-tools";
-import { createHarness, type HarnessSession } from "@arbor/harness";
-import { createSystemPromptBuilder } from "@arbor/harness/resources";
+import type { HarnessSession } from "@arbor/harness";
 import { formatCount, harnessTransport, treeTextLines } from "@arbor/session-view";
 import { STORE_FACTORIES } from "../../factories.js";
 import type { CliIo } from "../../io.js";
@@ -86,36 +78,37 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
   const style = createStyle(io.stdout, io.env);
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "arbor-tour-")));
   const home = resolveArborHome(io.env);
-  const storeOptions = { env: io.env, cwd: folder, home, stores: STORE_FACTORIES };
-  const store = await openStore(options.store, storeOptions);
   const pace = options.pace ?? DEFAULT_TOUR_PACE_MS;
   const tour = createTourProvider(pace);
-  const { provider } = tour;
-  const model = provider.model;
+  const model = tour.provider.model;
   const problems: string[] = [];
-  const harness = createHarness({
-    registry: createProviderRegistry([provider]),
-    model,
-    store,
-    tools: createCodingTools({ cwd: folder }),
+  // The tour is a session of an app runtime like any other: the scripted tour model as the `scripted`
+  // provider, the coding tools in the tour's folder, the store the flags name; no extensions.
+  const runtime: AppRuntime = await createAppRuntime({
     cwd: folder,
-    systemPrompt: createSystemPromptBuilder(),
-    settings: { compaction: TOUR_COMPACTION },
-    onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
+    env: io.env,
+    home,
+    providers: { scripted: async () => ({ createDemoProvider: () => tour.provider }) },
+    stores: STORE_FACTORIES,
+    flags: { provider: "scripted", model: TOUR_MODEL.id },
+    ...(options.store === undefined ? {} : { store: options.store }),
+    compaction: TOUR_COMPACTION,
+    extensions: false,
+    harnessOptions: {
+      onError: (error) => problems.push(error instanceof Error ? error.message : String(error)),
+    },
   });
   const printer = new TranscriptPrinter(io.stdout, style);
   const arbor = arborCommand(io.env);
   let resume = "";
   let compactions = 0;
-  let session: HarnessSession | undefined;
   try {
-    session = await harness.newSession({ cwd: folder, name: "Arbor tour" });
-    const live = session;
+    const live: HarnessSession = runtime.session;
+    await live.setName("Arbor tour");
     harnessTransport(live).subscribe((event) => {
       printer.handle(event);
       if (event.type === "compaction_end" && event.outcome === "compacted") compactions++;
     });
-    const where = parseStoreUrl(options.store, storeOptions);
     printer.line(
       style.heading(
         "Arbor tour: an offline session through the real harness, coding tools and session store.",
@@ -125,7 +118,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
       `Model: scripted/${model.id}, a scripted model with a ${formatCount(TOUR_CONTEXT_WINDOW)}-token window (so compaction comes early).`,
     );
     printer.line(`Project folder: ${folder}`);
-    printer.line(`Session ${live.id} in ${describeStoreLocation(where)}`);
+    printer.line(`Session ${live.id} in ${runtime.storeDescription}`);
 
     let labelledId: string | null = null;
     for (const [index, prompt] of TOUR_PROMPTS.entries()) {
@@ -169,9 +162,9 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     printer.line(style.heading("The session tree (◆ compaction, ◇ branch summary, [label], ← leaf):"));
     for (const line of treeTextLines(live.session)) printer.line(`  ${line}`);
     printer.line();
-    const file = jsonlPathOf(store, id);
+    const file = runtime.sessionFile;
     printer.line(
-      `Session ${id}${file === undefined ? ` is in ${describeStoreLocation(where)}` : ` is saved in ${file}`}`,
+      `Session ${id}${file === undefined ? ` is in ${runtime.storeDescription}` : ` is saved in ${file}`}`,
     );
     printer.line(`The files the model wrote are in ${folder}`);
     printer.line(
@@ -181,8 +174,7 @@ export async function runTour(options: TourOptions, io: CliIo): Promise<number> 
     );
     resume = `  cd ${shellWord(folder)} && ${arbor} -r ${short} --provider anthropic${storeFlag}`;
   } finally {
-    await harness.close();
-    await store.close?.();
+    await runtime.dispose();
   }
   if (problems.length > 0) {
     io.stderr.write(

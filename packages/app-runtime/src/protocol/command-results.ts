@@ -1,0 +1,87 @@
+/**
+ * The result of each command of the protocol: {@link CommandResults} maps a command's `type` to the type
+ * of its response's `data` — the same objects the dispatcher's handlers return, so a client
+ * (`@arbor/app-runtime/client`) reads typed answers. Types only: this module is safe for a browser.
+ */
+import type { AgentMessage } from "@arbor/agent-core";
+import type { ThinkingLevel } from "@arbor/ai-providers";
+import type { ExtensionCommandInfo } from "../extensions/extension-api.js";
+import type { BranchDiffResult } from "../operations/diff-branches.js";
+import type { EditResult } from "../operations/edit-message.js";
+import type { ForkResult } from "../operations/fork-session.js";
+import type { LabelResult } from "../operations/label-entry.js";
+import type { SessionPage } from "../operations/list-sessions.js";
+import type { MergeResult } from "../operations/merge-branch.js";
+import type { NavigateResult } from "../operations/navigate-tree.js";
+import type { CompactResult, OpenedSessionResult } from "../operations/session-operations.js";
+import type {
+  ContextResult,
+  EntryResult,
+  GraphResult,
+  SummaryResult,
+  TranscriptResult,
+} from "../operations/view-queries.js";
+import type { ImportSessionResult } from "../sessions/import-session.js";
+import type { RpcCommandType } from "./rpc-commands.js";
+
+/** `get_state`'s result: the session's state, for clients that render a footer. */
+export interface SessionState {
+  sessionId: string;
+  /** The session's file (JSONL store). */
+  file?: string;
+  cwd: string;
+  persistent: boolean;
+  /** `provider/id`. */
+  model: string;
+  thinkingLevel: ThinkingLevel;
+  activeTools: readonly string[];
+  phase: string;
+  isBusy: boolean;
+  isStreaming: boolean;
+  leafId: string | null;
+  name?: string;
+  messageCount: number;
+  entryCount: number;
+  contextUsage: { tokens: number; contextWindow: number; percent: number; compactionThreshold: number };
+  queued: { steering: number; followUp: number; nextTurn: number };
+  errorMessage?: string;
+}
+
+/** `prompt`'s result: the session it runs in; `command: true` when the text ran an extension's command. */
+export interface PromptResult {
+  sessionId: string;
+  command?: true;
+}
+
+/** The `data` of each command's successful response, by command `type` (`undefined`: no `data`). */
+export interface CommandResults {
+  prompt: PromptResult;
+  steer: undefined;
+  follow_up: undefined;
+  abort: { aborted: boolean };
+  compact: CompactResult;
+  navigate: NavigateResult;
+  fork: ForkResult;
+  get_state: SessionState;
+  get_messages: { messages: readonly AgentMessage[] };
+  set_model: { model: string; contextWindow: number };
+  get_commands: { commands: ExtensionCommandInfo[] };
+  run_command: { name: string };
+  set_thinking_level: { thinkingLevel: ThinkingLevel };
+  get_graph: GraphResult;
+  get_entry: EntryResult;
+  get_summary: SummaryResult;
+  get_context: ContextResult;
+  get_transcript: TranscriptResult;
+  label: LabelResult;
+  edit: EditResult;
+  diff: BranchDiffResult;
+  merge: MergeResult;
+  list_sessions: SessionPage;
+  new_session: OpenedSessionResult;
+  open_session: OpenedSessionResult;
+  import_session: ImportSessionResult;
+}
+
+/** The result of the command `K`. */
+export type CommandResult<K extends RpcCommandType> = CommandResults[K];
