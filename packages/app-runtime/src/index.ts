@@ -238,7 +238,7 @@ export type {
   CommandResult,
   CommandResults,
   PromptResult,
-  SessionState,
+  SessionStateResult,
 } from "./protocol/command-results.js";
 export {
   assistantText,

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PROTOCOL_EVENT_SCHEMAS } from "@arbor/session-view";
 import { describe, expect, it } from "vitest";
 import { protocolJsonSchema } from "../src/protocol/protocol-schema.js";
 import { RPC_COMMAND_SCHEMAS } from "../src/protocol/rpc-commands.js";
@@ -21,14 +22,30 @@ describe("docs/protocol.schema.json", () => {
       string,
       { properties: Record<string, { const?: string }>; required: string[] }
     >;
-    expect(Object.values(definitions).map((definition) => definition.properties.type!.const)).toEqual(
+    const commands = Object.entries(definitions).filter(([name]) => /.Command$/.test(name));
+    expect(commands.map(([, definition]) => definition.properties.type!.const)).toEqual(
       Object.keys(RPC_COMMAND_SCHEMAS),
     );
-    for (const definition of Object.values(definitions)) {
+    for (const [, definition] of commands) {
       expect(definition.required).toContain("type");
       expect(definition.required).not.toContain("id");
     }
-    expect(schema.oneOf).toHaveLength(Object.keys(RPC_COMMAND_SCHEMAS).length);
+    expect((definitions.Command as unknown as { oneOf: unknown[] }).oneOf).toHaveLength(
+      Object.keys(RPC_COMMAND_SCHEMAS).length,
+    );
+  });
+
+  it("defines every event record once, with its literal type, and the response", () => {
+    const definitions = protocolJsonSchema().$defs as Record<
+      string,
+      { properties: Record<string, { const?: string }>; oneOf?: unknown[] }
+    >;
+    const events = Object.entries(definitions).filter(([name]) => /.Event$/.test(name));
+    expect(events.map(([, definition]) => definition.properties.type!.const)).toEqual(
+      Object.keys(PROTOCOL_EVENT_SCHEMAS),
+    );
+    expect(definitions.Event!.oneOf).toHaveLength(events.length);
+    expect(definitions.Response!.properties.type!.const).toBe("response");
   });
 
   it("keeps the demo's id patterns and size limits", () => {

@@ -4,6 +4,7 @@
  * record of the current session to {@link PageTransport.push}); the state and the history come from the
  * `get_state` and `get_messages` commands.
  */
+import type { CommandResult } from "@arbor/app-runtime/client";
 import type {
   ProtocolEvent,
   ProtocolEventListener,
@@ -14,16 +15,8 @@ import type {
 } from "@arbor/session-view";
 import { command } from "./api.js";
 
-/** `get_state`'s answer (the fields the view reads). */
-interface StateAnswer {
-  sessionId: string;
-  name?: string;
-  model: string;
-  thinkingLevel: string;
-  phase: SessionState["phase"];
-  isBusy: boolean;
-  contextUsage?: { tokens: number; contextWindow: number; percent: number; compactionThreshold: number };
-}
+/** `get_state`'s answer. */
+type StateAnswer = CommandResult<"get_state">;
 
 /** The page's transport: records pushed by the page's event stream, state and history read by commands. */
 export interface PageTransport extends SessionTransport {
@@ -76,12 +69,12 @@ export function createPageTransport(options: PageTransportOptions = {}): PageTra
       };
     },
     async state(): Promise<SessionState> {
-      return stateOf(await command<StateAnswer>({ type: "get_state" }));
+      return stateOf(await command({ type: "get_state" }));
     },
     async history(): Promise<SessionHistory> {
       if (!readMessages) return { messages: [], warnings: [], totals: undefined };
-      const answer = await command<{ messages: ViewMessage[] }>({ type: "get_messages" });
-      return { messages: answer.messages, warnings: [], totals: undefined };
+      const answer = await command({ type: "get_messages" });
+      return { messages: answer.messages as readonly ViewMessage[], warnings: [], totals: undefined };
     },
   };
 }

@@ -9,7 +9,7 @@
 import type { CommandResult } from "./command-results.js";
 import type { RpcCommand, RpcCommandType } from "./rpc-commands.js";
 
-export type { CommandResult, CommandResults, PromptResult, SessionState } from "./command-results.js";
+export type { CommandResult, CommandResults, PromptResult, SessionStateResult } from "./command-results.js";
 export type { RpcCommand, RpcCommandOf, RpcCommandType } from "./rpc-commands.js";
 
 /** One command's response: its result, or the error to show (`code`: why, when the server refused it). */

@@ -8,7 +8,7 @@ import type { AppRuntime } from "../app-runtime.js";
 import { OperationRefusedError } from "../operations/operation-error.js";
 import { assertIdle } from "../operations/operation-host.js";
 import { contextOf, entryViewOf, graphOf, summaryOf, transcriptOf } from "../operations/view-queries.js";
-import type { CommandResult, SessionState } from "./command-results.js";
+import type { CommandResult, SessionStateResult } from "./command-results.js";
 import type { RpcCommand, RpcCommandOf, RpcCommandType } from "./rpc-commands.js";
 
 /** What the handlers need besides the command. */
@@ -28,7 +28,7 @@ type Handlers = {
 };
 
 /** The session's state, for `get_state` and clients that render a footer. Contract: reads only. */
-export function sessionState(runtime: AppRuntime): SessionState {
+export function sessionState(runtime: AppRuntime): SessionStateResult {
   const session = runtime.session;
   const state = session.state;
   const usage = session.contextUsage();

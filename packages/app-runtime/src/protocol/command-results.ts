@@ -5,6 +5,7 @@
  */
 import type { AgentMessage } from "@arbor/agent-core";
 import type { ThinkingLevel } from "@arbor/ai-providers";
+import type { HarnessPhase } from "@arbor/harness";
 import type { ExtensionCommandInfo } from "../extensions/extension-api.js";
 import type { BranchDiffResult } from "../operations/diff-branches.js";
 import type { EditResult } from "../operations/edit-message.js";
@@ -25,7 +26,7 @@ import type { ImportSessionResult } from "../sessions/import-session.js";
 import type { RpcCommandType } from "./rpc-commands.js";
 
 /** `get_state`'s result: the session's state, for clients that render a footer. */
-export interface SessionState {
+export interface SessionStateResult {
   sessionId: string;
   /** The session's file (JSONL store). */
   file?: string;
@@ -35,7 +36,7 @@ export interface SessionState {
   model: string;
   thinkingLevel: ThinkingLevel;
   activeTools: readonly string[];
-  phase: string;
+  phase: HarnessPhase;
   isBusy: boolean;
   isStreaming: boolean;
   leafId: string | null;
@@ -62,7 +63,7 @@ export interface CommandResults {
   compact: CompactResult;
   navigate: NavigateResult;
   fork: ForkResult;
-  get_state: SessionState;
+  get_state: SessionStateResult;
   get_messages: { messages: readonly AgentMessage[] };
   set_model: { model: string; contextWindow: number };
   get_commands: { commands: ExtensionCommandInfo[] };
