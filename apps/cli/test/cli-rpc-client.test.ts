@@ -81,7 +81,7 @@ describe("the typed protocol client over arbor --mode rpc", () => {
       expect(seen).toHaveLength(3);
       expect(seen).toEqual(expect.arrayContaining([imported.sessionId, again.sessionId]));
       expect(records.filter((record) => record.type === "session").at(-1)).toMatchObject({
-        id: again.sessionId,
+        sessionId: again.sessionId,
       });
     } finally {
       child.stdin.end();

@@ -24,6 +24,8 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
     "how the arbor executable compiles its own bundle: start-up of this process, not app logic",
   "esm-externals.ts": "how the executable's bundle reaches ink: a detail of how this app is packaged",
   "main-bundle.ts": "the entry of the executable's bundle",
+  "version.ts":
+    "the version of this app, written from its package.json at build time (`pnpm write-versions`)",
 };
 
 function filesUnder(directory: string): string[] {

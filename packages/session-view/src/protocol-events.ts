@@ -267,9 +267,11 @@ export const PROTOCOL_EVENT_SCHEMAS = {
     {
       level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]),
       message: Type.String(),
-      source: Type.String({ description: "the extension file that sent it" }),
+      source: Type.String({
+        description: "who sent it: an extension's file, or `/name` for a slash command",
+      }),
     },
-    "an extension's notice",
+    "a notice of an extension or of a slash command typed as a prompt",
   ),
   error: record(
     "error",

@@ -110,6 +110,8 @@ export class DemoHub {
       const data = await dispatchRpcCommand(parsed.command, {
         runtime: this.runtime,
         track: (_command, work) => this.track(work),
+        notice: (notice) =>
+          this.log.append({ ...notice, type: "notice", sessionId: this.runtime.session.id }),
       });
       return { ok: true, data: data ?? null };
     } catch (error) {

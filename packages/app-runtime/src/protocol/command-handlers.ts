@@ -5,6 +5,9 @@
  * of the harness session, so the busy guard, hooks and events are the same in every front end.
  */
 import type { AppRuntime } from "../app-runtime.js";
+import { runProtocolSlashCommand } from "../commands/protocol-command-host.js";
+import { parseCommandLine } from "../commands/slash/slash-commands.js";
+import type { ExtensionNotice } from "../extensions/extension-api.js";
 import { OperationRefusedError } from "../operations/operation-error.js";
 import { assertIdle } from "../operations/operation-host.js";
 import { contextOf, entryViewOf, graphOf, summaryOf, transcriptOf } from "../operations/view-queries.js";
@@ -21,6 +24,13 @@ export interface RpcContext {
    * Contract: must not throw.
    */
   track: (command: RpcCommand, work: Promise<unknown>) => void;
+  /**
+   * Sends a slash command's notice to the client (as a `notice` record); without it, the notices of a slash
+   * command typed as a `prompt` are dropped.
+   *
+   * Contract: must not throw.
+   */
+  notice?: (notice: ExtensionNotice) => void;
 }
 
 type Handlers = {
@@ -63,8 +73,16 @@ export function sessionState(runtime: AppRuntime): SessionStateResult {
 }
 
 const HANDLERS: Handlers = {
-  async prompt(command, { runtime, track }) {
+  async prompt(command, { runtime, track, notice }) {
     const session = runtime.session;
+    // `/name args`: the terminal's slash commands (and extension commands, templates, skills), the same code.
+    if (parseCommandLine(command.text) !== undefined) {
+      const outcome = await runProtocolSlashCommand(runtime, command.text, {
+        notice: (sent) => notice?.(sent),
+        prompt: (text) => track(command, runtime.session.prompt(text)),
+      });
+      if (outcome !== undefined) return { sessionId: runtime.session.id, command: true, ...outcome };
+    }
     if (session.isBusy) {
       throw new OperationRefusedError(
         `The session is busy (${session.phase}): send "steer" or "follow_up", or wait for the run to settle.`,
@@ -72,11 +90,6 @@ const HANDLERS: Handlers = {
       );
     }
     // Decided before any await: a prompt must start in this turn (a command arriving next may change the session).
-    const line = runtime.extensions.commandLine(command.text);
-    if (line !== undefined) {
-      await runtime.extensions.runCommand(line.name, line.argumentText);
-      return { sessionId: session.id, command: true };
-    }
     track(command, session.prompt(command.text));
     return { sessionId: session.id };
   },

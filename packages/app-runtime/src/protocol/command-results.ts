@@ -48,10 +48,16 @@ export interface SessionStateResult {
   errorMessage?: string;
 }
 
-/** `prompt`'s result: the session it runs in; `command: true` when the text ran an extension's command. */
+/**
+ * `prompt`'s result: the session it runs in. For a slash command (`/compact`, `/name …`, an extension's
+ * command) `command` is true and `name` names it (its notices come as `notice` records); `editorText` is
+ * the text the terminal would have put back into its editor.
+ */
 export interface PromptResult {
   sessionId: string;
   command?: true;
+  name?: string;
+  editorText?: string;
 }
 
 /** The `data` of each command's successful response, by command `type` (`undefined`: no `data`). */

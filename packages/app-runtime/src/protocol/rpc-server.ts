@@ -68,6 +68,7 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
         }),
       );
     },
+    notice: (notice) => writer.record({ type: "notice", ...notice }),
   };
 
   const handle = async (line: string): Promise<void> => {
