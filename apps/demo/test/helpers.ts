@@ -2,11 +2,33 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AppRuntime, createAppRuntime } from "@arbor/app-runtime";
 import { type DemoOptions, type RunningDemo, startDemo } from "../src/index.js";
 
 /** A JSON value read loosely (the tests check its fields). */
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
 export type Json = any;
+
+/**
+ * An app runtime on the offline demo model with the JSONL store in a temporary home (no tools, no
+ * extensions, compaction keeping only the last turn); the folder goes into `folders`, for the caller to
+ * remove.
+ */
+export async function offlineRuntime(folders: string[], prefix = "arbor-demo-runtime-"): Promise<AppRuntime> {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  folders.push(folder);
+  return createAppRuntime({
+    cwd: folder,
+    env: { HOME: folder },
+    home: join(folder, "home"),
+    providers: { scripted: () => import("@arbor/app-runtime/demo") },
+    stores: { jsonl: () => import("@arbor/session-store-jsonl") },
+    flags: { provider: "scripted" },
+    tools: false,
+    extensions: false,
+    compaction: { keepRecentTokens: 20 },
+  });
+}
 
 /** A demo on a free port, sessions in a temporary Arbor home, a stand-in page; `stop()` removes it all. */
 export async function testDemo(

@@ -4,14 +4,11 @@
  * back by the protocol's line transport and typed client), each over a runtime set up the same way, and
  * the answers are compared by shape (keys and value types; ids and texts differ between the two runs).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import {
   type AppRuntime,
-  createAppRuntime,
   createLineTransport,
   createProtocolClient,
   createRpcServer,
@@ -22,6 +19,7 @@ import {
 } from "@arbor/app-runtime";
 import { afterAll, describe, expect, test } from "vitest";
 import { DemoHub } from "../src/index.js";
+import { offlineRuntime } from "./helpers.js";
 
 const PI_FILE = fileURLToPath(
   new URL("../../../fixtures/pi-sessions/08-branch-with-branch-summary.anthropic.jsonl", import.meta.url),
@@ -32,20 +30,8 @@ afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-async function runtimeInTemporaryHome(): Promise<AppRuntime> {
-  const folder = mkdtempSync(join(tmpdir(), "arbor-parity-"));
-  folders.push(folder);
-  return createAppRuntime({
-    cwd: folder,
-    env: { HOME: folder },
-    home: join(folder, "home"),
-    providers: { scripted: () => import("@arbor/app-runtime/demo") },
-    stores: { jsonl: () => import("@arbor/session-store-jsonl") },
-    flags: { provider: "scripted" },
-    tools: false,
-    extensions: false,
-    compaction: { keepRecentTokens: 20 },
-  });
+function runtimeInTemporaryHome(): Promise<AppRuntime> {
+  return offlineRuntime(folders, "arbor-parity-");
 }
 
 /** A value's shape: object keys (sorted) with their shapes, an array's first item, else `typeof` (null ≈ undefined). */

@@ -3,32 +3,19 @@
  * terminal's slash command — the same registry and code, through app-runtime's protocol — instead of going
  * to the model; its notices reach the page as `notice` records. `arbor --mode rpc` does the same.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type AppRuntime, createAppRuntime, createRpcServer } from "@arbor/app-runtime";
+import { rmSync } from "node:fs";
+import { type AppRuntime, createRpcServer } from "@arbor/app-runtime";
 import { afterAll, describe, expect, test } from "vitest";
 import { DemoHub } from "../src/index.js";
+import { offlineRuntime } from "./helpers.js";
 
 const folders: string[] = [];
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-async function runtimeInTemporaryHome(): Promise<AppRuntime> {
-  const folder = mkdtempSync(join(tmpdir(), "arbor-slash-"));
-  folders.push(folder);
-  return createAppRuntime({
-    cwd: folder,
-    env: { HOME: folder },
-    home: join(folder, "home"),
-    providers: { scripted: () => import("@arbor/app-runtime/demo") },
-    stores: { jsonl: () => import("@arbor/session-store-jsonl") },
-    flags: { provider: "scripted" },
-    tools: false,
-    extensions: false,
-    compaction: { keepRecentTokens: 20 },
-  });
+function runtimeInTemporaryHome(): Promise<AppRuntime> {
+  return offlineRuntime(folders, "arbor-slash-");
 }
 
 type Record_ = { type: string } & Record<string, unknown>;
