@@ -163,6 +163,24 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
     await shot("04-edit-rerun");
   });
 
+  test("a slash command typed in the prompt runs there: /compact compacts, /compcat is a notice", async () => {
+    const compactions = await graphNodes("compaction").count();
+    const users = await graphNodes("user").count();
+    await send("words 300");
+    await idle();
+    await send("/compact");
+    await expect
+      .poll(() => graphNodes("compaction").count(), { timeout: 30_000 })
+      .toBeGreaterThan(compactions);
+    await idle();
+    await send("/compcat");
+    const notice = page.locator('[data-testid=extension-notices] li[data-source="/compcat"]');
+    await expect.poll(() => notice.textContent()).toContain("Did you mean /compact");
+    // Neither text reached the model: one user turn was added (the `words 300`).
+    expect(await graphNodes("user").count()).toBe(users + 1);
+    await shot("03b-slash-compact");
+  });
+
   test("fork into a new session from a node", async () => {
     const source = context.demo.runtime.session.id;
     await selectInChat(0, "assistant");

@@ -90,7 +90,7 @@ export class DemoHub {
     const tracked = work.then(
       () => undefined,
       (error: unknown) => {
-        this.log.append({ type: "error", sessionId: this.runtime.session.id, message: errorMessage(error) });
+        this.log.append({ type: "error", sessionId: this.runtime.session.id, error: errorMessage(error) });
       },
     );
     this.running.add(tracked);

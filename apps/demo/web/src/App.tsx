@@ -112,10 +112,13 @@ export function App() {
           return;
         transport.push(event as unknown as ProtocolEvent);
         if (event.type === "settled") setSending(false);
-        // The demo server's `error` says `message`; the protocol's, `error`.
-        if (event.type === "error") setError(String(event.error ?? event.message));
+        if (event.type === "error") setError(String(event.error));
         if (event.type === "notice") {
-          const notice = { level: String(event.level), message: String(event.message) };
+          const notice = {
+            level: String(event.level),
+            message: String(event.message),
+            source: String(event.source ?? ""),
+          };
           setNotices((shown) => [...shown.slice(1 - NOTICES_SHOWN), notice]);
         }
         if (REFRESH_ON.has(event.type)) scheduleRefresh();

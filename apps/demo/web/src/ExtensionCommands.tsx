@@ -13,10 +13,11 @@ interface CommandInfo {
   arguments?: string;
 }
 
-/** A notice an extension sent. */
+/** A notice an extension sent, or a slash command typed in the prompt (`source`: `/name`). */
 export interface ExtensionNoticeView {
   level: string;
   message: string;
+  source?: string;
 }
 
 /** Props of {@link ExtensionCommands}. */
@@ -38,7 +39,7 @@ export function ExtensionCommands(props: ExtensionCommandsProps) {
   if (commands.length === 0 && props.notices.length === 0) return null;
   return (
     <div className="extension-commands" data-testid="extension-commands">
-      <strong>Extension commands</strong>
+      <strong>{commands.length > 0 ? "Extension commands" : "Notices"}</strong>
       {commands.map((item) => (
         <div key={item.name} className="extension-command">
           <button
@@ -66,8 +67,8 @@ export function ExtensionCommands(props: ExtensionCommandsProps) {
         <ul className="extension-notices" data-testid="extension-notices">
           {props.notices.map((notice, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: notices are appended only, never reordered
-            <li key={index} className={`notice-${notice.level}`}>
-              {notice.message}
+            <li key={index} className={`notice-${notice.level}`} data-source={notice.source}>
+              {notice.source?.startsWith("/") ? <code>{notice.source}</code> : null} {notice.message}
             </li>
           ))}
         </ul>
