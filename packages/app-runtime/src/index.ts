@@ -1,11 +1,11 @@
 /**
  * @arbor/app-runtime — what every Arbor front end needs to turn flags, files and the environment into
  * running sessions: {@link createAppRuntime} (provider and store choice, `settings.json`, `models.json`,
- * session references), the RPC protocol that print/json/rpc modes and a web server share, and what a front
- * end's input does: the slash-command registry (`/name args` run against the session and the app runtime,
- * answered with notices and pickers the front end draws), the input controller and the editor's text
- * buffer. Concrete providers and stores are passed in by the app as factories; nothing here imports a
- * terminal library.
+ * session references), the session operations, the one command protocol that print/json/rpc modes and a
+ * web server share, recovery files and the errors a caller can catch. What a front end's input does (slash
+ * commands, the input controller, the editor's text buffer) is `@arbor/app-runtime/input`; the extension
+ * host and loader are `@arbor/app-runtime/extensions`. Concrete providers and stores are passed in by the
+ * app as factories; nothing here imports a terminal library.
  */
 
 export type {
