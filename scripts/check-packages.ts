@@ -7,6 +7,8 @@
  * - lacks README.md, `"type": "module"`, an `exports` map whose conditions put `types` first and that
  *   exports `./package.json`, or (when published) a `files` list;
  * - has a source file over 800 lines;
+ * - (`@arbor/app-runtime`, `@arbor/session-view`) exports more than 80 runtime names from its main entry
+ *   (`src/index.ts`): the rest belongs behind a subpath export or inside the package;
  * - reads its package.json at run time (its `VERSION` comes from the generated `src/version.ts`), or has a
  *   `src/version.ts` that differs from what `scripts/write-versions.ts` writes from its package.json.
  *
@@ -93,6 +95,51 @@ const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|mjs)$/;
 const PACKAGE_JSON_READ = /["'`](?:\.\.?\/)+package\.json["'`]/;
 const IMPORT_PATTERN =
   /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+/** The packages whose main entry (`src/index.ts`) may export at most {@link MAX_MAIN_ENTRY_NAMES} runtime names. */
+export const LIMITED_MAIN_ENTRIES: readonly string[] = ["@arbor/app-runtime", "@arbor/session-view"];
+/** The most runtime names the main entry of a {@link LIMITED_MAIN_ENTRIES} package may export. */
+export const MAX_MAIN_ENTRY_NAMES = 80;
+
+/**
+ * The runtime names a module's explicit exports give (`export { a, b as c } from`, `export const`,
+ * `export function`, `export class`, `export enum`, `export default`), in source order.
+ *
+ * Contract: type-only names (`type B` in braces, `export type { … }`, interfaces, type aliases) are not
+ * counted; comments are stripped first; `export *` is not resolved (it counts as nothing), so an entry
+ * that must stay countable lists its names.
+ */
+export function runtimeExportNames(source: string): string[] {
+  const code = withoutComments(source);
+  const names: string[] = [];
+  for (const match of code.matchAll(/\bexport\s+(type\s+)?\{([^}]*)\}/g)) {
+    if (match[1]) continue;
+    for (const part of match[2]!.split(",")) {
+      const item = part.trim();
+      if (item === "" || /^type\s/.test(item)) continue;
+      names.push(
+        item
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim(),
+      );
+    }
+  }
+  const declaration =
+    /\bexport\s+(?:declare\s+)?(?:(?:const\s+)?enum|const|let|var|(?:async\s+)?function\*?|(?:abstract\s+)?class)\s+([A-Za-z_$][\w$]*)/g;
+  for (const match of code.matchAll(declaration)) names.push(match[1]!);
+  if (/\bexport\s+default\b/.test(code)) names.push("default");
+  return names;
+}
+
+/** The problem of a limited package whose main entry exports too many runtime names, if any. */
+function checkMainEntrySize(pkg: WorkspacePackage, root: string): string | undefined {
+  const entry = join(pkg.dir, "src", "index.ts");
+  if (!LIMITED_MAIN_ENTRIES.includes(pkg.name) || !existsSync(entry)) return undefined;
+  const count = runtimeExportNames(readFileSync(entry, "utf8")).length;
+  if (count <= MAX_MAIN_ENTRY_NAMES) return undefined;
+  return `${relative(root, entry)}: exports ${count} runtime names (limit ${MAX_MAIN_ENTRY_NAMES}); move names behind a subpath export ("exports" in package.json) or make them internal (import them from their module inside the package)`;
+}
 
 interface PackageJson {
   name?: string;
@@ -253,6 +300,8 @@ export function checkPackages(root: string): string[] {
     if (!existsSync(join(pkg.dir, "README.md"))) problems.push(`${pkg.name}: missing README.md`);
     if (pkg.json.type !== "module") problems.push(`${pkg.name}: package.json must say "type": "module"`);
     checkExports(pkg, problems);
+    const entrySize = checkMainEntrySize(pkg, root);
+    if (entrySize) problems.push(entrySize);
     if (!pkg.json.private && !Array.isArray(pkg.json.files))
       problems.push(`${pkg.name}: package.json has no "files" list`);
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkPackages, importsOf } from "../check-packages.ts";
+import { checkPackages, importsOf, MAX_MAIN_ENTRY_NAMES, runtimeExportNames } from "../check-packages.ts";
 import { REPOSITORY } from "../check-publish.ts";
 import { versionFiles, versionModule, writeVersions } from "../write-versions.ts";
 
@@ -416,5 +416,46 @@ describe("check:packages", () => {
       '/* import y from "blocked"; */',
     ].join("\n");
     expect(importsOf(source)).toEqual(["one", "two", "three", "four", "five", "six"]);
+  });
+
+  it("counts the runtime names a module exports, not its types or comments", () => {
+    const source = [
+      'export { a, type B, c as d } from "./one.js";',
+      'export type { E, F } from "./two.js";',
+      'export {\n  g,\n  type H,\n  i,\n} from "./three.js";',
+      "export const j = 1;",
+      "export async function k() {}",
+      "export function* l() {}",
+      "export abstract class M {}",
+      "export const enum N { X }",
+      "export interface O {}",
+      "export type P = string;",
+      "// export const commented = 1;",
+      '/* export { blocked } from "./four.js"; */',
+      "export default j;",
+    ].join("\n");
+    expect(runtimeExportNames(source)).toEqual(["a", "d", "g", "i", "j", "k", "l", "M", "N", "default"]);
+  });
+
+  it("fails when the main entry of app-runtime or session-view exports more than 80 runtime names", () => {
+    const entry = (count: number) =>
+      Array.from({ length: count }, (_, index) => `export const name${index} = ${index};\n`).join("") +
+      'export type { Many } from "./types.js";\n';
+    const atLimit = workspace([
+      {
+        name: "@arbor/session-view",
+        dir: "packages/session-view",
+        files: { "src/index.ts": entry(MAX_MAIN_ENTRY_NAMES) },
+      },
+    ]);
+    expect(checkPackages(atLimit)).toEqual([]);
+    const over = workspace([
+      { name: "@arbor/session-view", dir: "packages/session-view", files: { "src/index.ts": entry(81) } },
+      // Other packages are not limited.
+      { name: "@arbor/harness", dir: "packages/harness", files: { "src/index.ts": entry(120) } },
+    ]);
+    expect(checkPackages(over)).toEqual([
+      `packages/session-view/src/index.ts: exports 81 runtime names (limit ${MAX_MAIN_ENTRY_NAMES}); move names behind a subpath export ("exports" in package.json) or make them internal (import them from their module inside the package)`,
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ExtensionHost } from "@arbor/app-runtime";
+import { ExtensionHost } from "@arbor/app-runtime/extensions";
 import { describe, expect, test } from "vitest";
 import { createTestRuntime, renderApp, temporaryDirectory } from "./ui-helpers.js";
 

@@ -17,12 +17,11 @@ import {
 import {
   type AppRuntime,
   createSessionOperations,
-  ExtensionHost,
-  type InteractiveController,
-  runUserShellCommand,
   type SessionOperations,
   UnsavedWork,
 } from "@arbor/app-runtime";
+import { ExtensionHost } from "@arbor/app-runtime/extensions";
+import { type InteractiveController, runUserShellCommand } from "@arbor/app-runtime/input";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";

@@ -10,7 +10,7 @@ import {
   parseCommandLine,
   submitted,
   suggestCommands,
-} from "@arbor/app-runtime";
+} from "@arbor/app-runtime/input";
 import type { Key } from "ink";
 import { Lexer, type Token } from "marked";
 import { describe, expect, test } from "vitest";

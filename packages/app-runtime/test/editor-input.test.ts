@@ -11,7 +11,7 @@ import {
   fileMentions,
   insertText,
   runUserShellCommand,
-} from "../src/index.js";
+} from "../src/input.js";
 
 const directories: string[] = [];
 afterEach(() => {

@@ -53,11 +53,21 @@ function forbiddenIn(urls: readonly string[]): string[] {
 }
 
 describe("the module graph of @arbor/app-runtime", () => {
-  it("holds no ink, react, commander or marked (the root and ./demo)", async () => {
-    const urls = await loadedModules(["@arbor/app-runtime", "@arbor/app-runtime/demo"], packageDirectory);
+  it("holds no ink, react, commander or marked (the root, ./demo, ./input and ./extensions)", async () => {
+    const urls = await loadedModules(
+      [
+        "@arbor/app-runtime",
+        "@arbor/app-runtime/demo",
+        "@arbor/app-runtime/input",
+        "@arbor/app-runtime/extensions",
+      ],
+      packageDirectory,
+    );
     // The hook saw the whole graph: the package's own sources, its workspace dependencies, TypeBox.
     expect(urls.some((url) => url.endsWith("/packages/app-runtime/src/index.ts"))).toBe(true);
     expect(urls.some((url) => url.endsWith("/packages/app-runtime/src/demo/index.ts"))).toBe(true);
+    expect(urls.some((url) => url.endsWith("/packages/app-runtime/src/input.ts"))).toBe(true);
+    expect(urls.some((url) => url.endsWith("/packages/app-runtime/src/extensions/index.ts"))).toBe(true);
     expect(urls.some((url) => url.includes("/packages/harness/src/"))).toBe(true);
     expect(urls.some((url) => url.includes("/node_modules/@sinclair/typebox/"))).toBe(true);
     expect(forbiddenIn(urls)).toEqual([]);

@@ -20,7 +20,7 @@ export {
   type ContextCategoryKind,
   contextBreakdown,
 } from "./context-breakdown.js";
-export { type EntryTextOptions, entryHeading, entryTextLines } from "./entry-text.js";
+export { type EntryTextOptions, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,
   type EntryKind,
@@ -32,13 +32,7 @@ export {
 export { EventEncoder, type EventEncoderOptions } from "./event-encoder.js";
 export { exportHtml, type HtmlExportOptions } from "./export-html.js";
 export { exportJsonl, type JsonlExport } from "./export-jsonl.js";
-export {
-  entryMarkdown,
-  exportMarkdown,
-  fenced,
-  inlineCode,
-  type MarkdownExportOptions,
-} from "./export-markdown.js";
+export { exportMarkdown, fenced, type MarkdownExportOptions } from "./export-markdown.js";
 export {
   clipText,
   countOf,
@@ -51,7 +45,6 @@ export {
   headLines,
   singleLine,
 } from "./format.js";
-export { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
 export {
@@ -77,75 +70,26 @@ export {
   type HarnessTransport,
   harnessSessionState,
   harnessTransport,
-  isSessionTransport,
   type ProtocolEventListener,
   type SessionHistory,
   type SessionState,
   type SessionTransport,
 } from "./session-transport.js";
-export {
-  type AttachOptions,
-  GENERATION_SIZE,
-  MOVE_REPLAY_LIMIT,
-  REPLAY_LIMIT,
-  SessionViewModel,
-  type SessionViewModelOptions,
-  STREAM_FRAME_MS,
-} from "./session-view-model.js";
+export { type AttachOptions, SessionViewModel, type SessionViewModelOptions } from "./session-view-model.js";
 export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
-export {
-  safeJson,
-  type ToolArgumentStyle,
-  type ToolCallLineOptions,
-  toolArgumentsText,
-  toolCallLine,
-} from "./tool-call-line.js";
+export { type ToolArgumentStyle, type ToolCallLineOptions, toolCallLine } from "./tool-call-line.js";
 export {
   type AssistantBlock,
-  assistantBlocks,
-  assistantEndNotice,
-  assistantNotices,
   itemsOfMessage,
   type NoticeLevel,
-  SUMMARY_LINES,
-  TOOL_OUTPUT_LINES,
   type ToolCallInfo,
   type TranscriptItem,
   type TranscriptItemInput,
-  toolCallsOf,
-  toolItem,
-  USER_MESSAGE_LINES,
-  userDisplayText,
   type ViewMessage,
 } from "./transcript-items.js";
 export { type TreeRow, type TreeRows, treeRows } from "./tree-rows.js";
-export { type TreeTextOptions, treeEntryLine, treeTextLines } from "./tree-text.js";
-export {
-  type FoldOptions,
-  MAX_TREE_DEPTH,
-  type RunItem,
-  runItems,
-  type TreeRun,
-  treeRuns,
-} from "./tree-walk.js";
-export {
-  addToTotals,
-  EMPTY_TOTALS,
-  sessionUsageTotals,
-  type UsageTotals,
-  usageOfEntry,
-} from "./usage-totals.js";
-export {
-  activityOf,
-  type FooterView,
-  type LiveBlock,
-  type LiveView,
-  lastLine,
-  lastTextOf,
-  liveBlocks,
-  queuedText,
-  type RunningTool,
-  type TranscriptView,
-  toolItemLine,
-} from "./view-slices.js";
+export { type TreeTextOptions, treeTextLines } from "./tree-text.js";
+export { type FoldOptions, type RunItem, runItems, type TreeRun, treeRuns } from "./tree-walk.js";
+export { addToTotals, EMPTY_TOTALS, sessionUsageTotals, type UsageTotals } from "./usage-totals.js";
+export type { FooterView, LiveBlock, LiveView, RunningTool, TranscriptView } from "./view-slices.js";
 export type { SessionViewSnapshot } from "./view-store.js";

@@ -2,7 +2,6 @@
  * The three slices of a session view's state (the transcript, the live part, the footer) and the pure
  * functions that derive parts of them from harness data.
  */
-import type { AssistantMessage } from "@arbor/ai-providers";
 import type { ContextUsage, HarnessPhase } from "@arbor/harness";
 import { clipText } from "./format.js";
 import { contentText } from "./message-text.js";
@@ -83,17 +82,6 @@ export function activityOf(live: LiveView): string | undefined {
   return undefined;
 }
 
-/** The blocks of a partial reply (the provider updates the message in place, so this copies what shows). */
-export function liveBlocks(message: AssistantMessage): LiveBlock[] {
-  const blocks: LiveBlock[] = [];
-  for (const block of message.content) {
-    if (block.type === "text") blocks.push({ kind: "text", text: block.text });
-    else if (block.type === "thinking") blocks.push({ kind: "thinking", text: block.thinking });
-    else blocks.push({ kind: "toolCall", name: block.name, args: block.arguments });
-  }
-  return blocks;
-}
-
 /** A tool call's arguments as the transcript shows them. */
 export function toolItemLine(args: unknown): string {
   return args === undefined ? "" : toolArgumentsText(args);
@@ -115,14 +103,4 @@ export function lastLine(text: string): string | undefined {
   if (end === 0) return undefined;
   const start = text.lastIndexOf("\n", end - 1) + 1;
   return clipText(text.slice(start, end), 120);
-}
-
-/** The last text block of a tool's partial result (where its newest output is). */
-export function lastTextOf(content: readonly { type: string; text?: string }[] | undefined): string {
-  if (content === undefined) return "";
-  for (let index = content.length - 1; index >= 0; index--) {
-    const block = content[index]!;
-    if (block.type === "text" && typeof block.text === "string") return block.text;
-  }
-  return "";
 }

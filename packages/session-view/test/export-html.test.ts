@@ -1,16 +1,9 @@
 import { createHash } from "node:crypto";
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { describe, expect, test } from "vitest";
-import {
-  escapeHtml,
-  exportHtml,
-  exportMarkdown,
-  fenced,
-  HTML_SCRIPT,
-  HTML_SCRIPT_HASH,
-  inlineCode,
-  markdownHtml,
-} from "../src/index.js";
+import { inlineCode } from "../src/export-markdown.js";
+import { HTML_SCRIPT, HTML_SCRIPT_HASH } from "../src/html-assets.js";
+import { escapeHtml, exportHtml, exportMarkdown, fenced, markdownHtml } from "../src/index.js";
 import { assistantMessage } from "./helpers.js";
 
 /** A session with one user message and one reply of `reply`. */

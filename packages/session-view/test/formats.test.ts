@@ -10,10 +10,10 @@ import {
   formatTokens,
   headLines,
   messageText,
-  toolArgumentsText,
   toolCallLine,
-  userDisplayText,
 } from "../src/index.js";
+import { toolArgumentsText } from "../src/tool-call-line.js";
+import { userDisplayText } from "../src/transcript-items.js";
 
 describe("formats", () => {
   test("tokens, costs, counts, timestamps and head lines", () => {

@@ -7,12 +7,8 @@ import { createScriptedProvider, type ScriptedStep, script } from "@arbor/ai-pro
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { MemorySessionStore } from "@arbor/session-store";
 import { afterEach, describe, expect, test } from "vitest";
-import {
-  GENERATION_SIZE,
-  SessionViewModel,
-  type SessionViewSnapshot,
-  type TranscriptItem,
-} from "../src/index.js";
+import { SessionViewModel, type SessionViewSnapshot, type TranscriptItem } from "../src/index.js";
+import { GENERATION_SIZE } from "../src/session-view-model.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

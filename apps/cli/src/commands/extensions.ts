@@ -23,6 +23,7 @@ export async function runExtensionsList(
   io: CliIo,
 ): Promise<number> {
   const runtime = await import("@arbor/app-runtime");
+  const extensions = await import("@arbor/app-runtime/extensions");
   const home = runtime.resolveArborHome(io.env);
   if (globals.extensions === false) {
     io.stdout.write(
@@ -32,7 +33,7 @@ export async function runExtensionsList(
     );
     return 0;
   }
-  const host = await runtime.loadRuntimeExtensions({
+  const host = await extensions.loadRuntimeExtensions({
     cwd: io.cwd,
     home,
     extensions: globals.extension ?? [],
@@ -60,7 +61,7 @@ export async function runExtensionsList(
     io.stdout.write(`✓ ${extension.path} (${extension.origin})\n`);
     if (parts.length > 0) io.stdout.write(`    ${parts.join("; ")}\n`);
   }
-  for (const failure of failures) io.stdout.write(`✗ ${runtime.describeExtensionFailure(failure)}\n`);
+  for (const failure of failures) io.stdout.write(`✗ ${extensions.describeExtensionFailure(failure)}\n`);
   return failures.length > 0 ? 1 : 0;
 }
 

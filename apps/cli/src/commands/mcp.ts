@@ -18,6 +18,7 @@ export interface McpListOptions {
  */
 export async function runMcpList(options: McpListOptions, io: CliIo): Promise<number> {
   const runtime = await import("@arbor/app-runtime");
+  const { startMcpServers } = await import("@arbor/app-runtime/extensions");
   const home = runtime.resolveArborHome(io.env);
   const servers = runtime.loadSettings(home, io.cwd).settings.mcpServers ?? {};
   if (Object.keys(servers).length === 0) {
@@ -28,7 +29,7 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     );
     return 0;
   }
-  const manager = await runtime.startMcpServers({
+  const manager = await startMcpServers({
     servers,
     tools: undefined,
     cwd: io.cwd,

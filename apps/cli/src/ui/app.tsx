@@ -6,8 +6,8 @@
  * run; Ctrl-C twice while idle quits), or to the editor — so a key is never handled twice.
  */
 
+import type { AppRuntime } from "@arbor/app-runtime";
 import {
-  type AppRuntime,
   commandMenu,
   createEditorBuffer,
   createFileMentions,
@@ -17,7 +17,7 @@ import {
   type Picker,
   replaceText,
   submitted,
-} from "@arbor/app-runtime";
+} from "@arbor/app-runtime/input";
 import { contentText, type SessionViewModel } from "@arbor/session-view";
 import { Box, type Key, useApp, useInput } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";

@@ -5,7 +5,8 @@
  * with a dynamic `import()`, so ink, React and marked are loaded only when the interactive mode runs.
  */
 
-import type { AppRuntime, InteractiveController } from "@arbor/app-runtime";
+import type { AppRuntime } from "@arbor/app-runtime";
+import type { InteractiveController } from "@arbor/app-runtime/input";
 import { render } from "ink";
 import { App } from "./app.js";
 import { colorWanted, createTheme } from "./theme.js";

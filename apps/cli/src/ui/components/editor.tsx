@@ -21,7 +21,7 @@ import {
   moveToLineEnd,
   moveToLineStart,
   type SubmitKind,
-} from "@arbor/app-runtime";
+} from "@arbor/app-runtime/input";
 import { Box, type Key, Text } from "ink";
 import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";

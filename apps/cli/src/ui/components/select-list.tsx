@@ -9,7 +9,7 @@
  * one key is never handled twice by two listeners.
  */
 
-import type { Picker, PickerItem } from "@arbor/app-runtime";
+import type { Picker, PickerItem } from "@arbor/app-runtime/input";
 import { clipText } from "@arbor/session-view";
 import { Box, type Key, Text, useStdout } from "ink";
 import type { ReactNode } from "react";
