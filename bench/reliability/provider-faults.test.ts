@@ -358,7 +358,7 @@ async function tryFault(fault: Fault): Promise<string[]> {
   if (fault.requests !== undefined && requests !== fault.requests)
     problems.push(`${requests} requests, expected ${fault.requests}`);
   const session = jsonLines(run.stdout).find((line) => line.type === "session");
-  const id = String(session?.id ?? session?.sessionId ?? "");
+  const id = String(session?.sessionId ?? "");
   if (id === "") return problems;
   const found = await reopen(libraryStore(JSONL, box), id);
   if (found.error !== undefined) problems.push(`session does not open: ${found.error}`);

@@ -97,7 +97,7 @@ describe("secrets and files", () => {
       if (run.code !== 0)
         failures.push(`${how}/${store.name}: exit ${run.code}: ${run.stderr.slice(0, 200)}`);
       const output = jsonLines(run.stdout);
-      const id = String(output.find((line) => line.type === "session")?.id ?? "");
+      const id = String(output.find((line) => line.type === "session")?.sessionId ?? "");
       const toolOutput = JSON.stringify(output.filter((line) => String(line.type).startsWith("tool")));
       if (!toolOutput.includes("key=")) failures.push(`${how}/${store.name}: the tool did not run`);
       const texts = [run.stdout, run.stderr];
