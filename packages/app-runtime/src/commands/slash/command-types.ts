@@ -8,6 +8,7 @@ import { ArborError, type Model, type ProviderRegistry } from "@arbor/ai-provide
 import type { HarnessSession } from "@arbor/harness";
 import type { SessionStore, SessionSummary } from "@arbor/session-store";
 import type { SessionViewModel } from "@arbor/session-view";
+import type { SessionOperations } from "../../operations/session-operations.js";
 
 /** One row of a picker. */
 export interface PickerItem {
@@ -53,9 +54,10 @@ export interface Picker {
 
 /**
  * The part of an app runtime (`AppRuntime` of `@arbor/app-runtime`) the commands use; an `AppRuntime`
- * is one as it is.
+ * is one as it is. The session operations (`label`, `compact`, `fork`, `navigate`) are the runtime's, the
+ * same that `--mode rpc` and the demo server dispatch to.
  */
-export interface CommandRuntime {
+export interface CommandRuntime extends Pick<SessionOperations, "label" | "compact" | "fork" | "navigate"> {
   /** The current session. */
   readonly session: HarnessSession;
   readonly registry: ProviderRegistry;

@@ -105,7 +105,7 @@ export const compactCommand: SlashCommandSpec = {
   description: "summarize older history now to free context (optionally: what the summary should keep)",
   needsIdle: true,
   run(argumentText, host) {
-    const operation = host.session().compact(argumentText === "" ? undefined : argumentText);
+    const operation = host.runtime.compact(argumentText === "" ? undefined : argumentText);
     host.store.refresh();
     // The outcome is shown from the compaction_end event, which comes before the session reloads its
     // context: the footer's context figure is read again once the operation is done.

@@ -44,7 +44,7 @@ async function navigate(
   const session = host.session();
   const where = entryId === null ? "the start" : shortId(entryId);
   try {
-    const operation = session.navigateTree(entryId, { summarize });
+    const operation = host.runtime.navigate(entryId, { summarize });
     host.store.expectMove();
     host.store.refresh();
     const result = await operation;
@@ -70,13 +70,12 @@ async function navigate(
 }
 
 async function fork(host: CommandHost, entryId: string): Promise<void> {
-  const from = host.session().id;
-  const forked = await host.session().fork(entryId, "at");
-  await host.runtime.switchTo(forked);
-  host.showSession(`forked at ${shortId(entryId)} into session ${shortId(forked.id)}`);
+  const forked = await host.runtime.fork({ entryId, position: "at" });
+  const from = forked.parentSession;
+  host.showSession(`forked at ${shortId(entryId)} into session ${shortId(forked.sessionId)}`);
   host.store.notice(
     "success",
-    `forked session ${shortId(from)} into ${shortId(forked.id)} at entry ${shortId(entryId)}; you are in the fork now (/resume ${shortId(from)} goes back)`,
+    `forked session ${shortId(from)} into ${shortId(forked.sessionId)} at entry ${shortId(entryId)}; you are in the fork now (/resume ${shortId(from)} goes back)`,
   );
 }
 
@@ -310,7 +309,7 @@ export const labelCommand: SlashCommandSpec = {
       host.store.notice("warning", "nothing to label yet: the session has no entries");
       return;
     }
-    await session.label(leafId, argumentText === "" ? undefined : argumentText);
+    await host.runtime.label(leafId, argumentText === "" ? null : argumentText);
     host.store.notice(
       "info",
       argumentText === ""
