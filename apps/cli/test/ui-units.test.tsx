@@ -206,4 +206,33 @@ describe("commands", () => {
     expect(state.visible).toHaveLength(3);
     expect(step("", { escape: true })).toEqual({ kind: "cancel" });
   });
+
+  test("a filtered picker puts the exact name first, then prefixes, then text, then letters in order", () => {
+    const commands = [
+      { name: "compact", description: "summarize older history now to free context" },
+      { name: "context", description: "what fills the context window" },
+      { name: "cost", description: "tokens and cost of the session" },
+    ];
+    const picker: Picker = {
+      title: "Commands",
+      filterable: true,
+      items: commands.map((command) => ({
+        key: command.name,
+        label: `/${command.name}`,
+        detail: command.description,
+      })),
+      onSelect: () => {},
+    };
+    const typed = (text: string) => {
+      let state = initialPickerState(picker);
+      const result = pickerKey(picker, state, text, key());
+      if (result.kind === "state") state = result.state;
+      return state.visible.map((item) => item.key);
+    };
+    expect(typed("context")).toEqual(["context", "compact"]);
+    expect(typed("co")).toEqual(["compact", "context", "cost"]);
+    expect(typed("cont")).toEqual(["context", "compact"]);
+    expect(typed("cmpct")).toEqual(["compact"]);
+    expect(typed("/cost")).toEqual(["cost"]);
+  });
 });

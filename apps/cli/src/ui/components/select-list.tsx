@@ -63,12 +63,38 @@ export function initialPickerState(picker: Picker): PickerState {
   return { filter: "", visible: picker.items, selected };
 }
 
+/** Whether the letters of `needle` appear in `text` in order (`cmpct` in `compact`). */
+function inOrder(needle: string, text: string): boolean {
+  let at = 0;
+  for (const letter of text) if (letter === needle[at]) at++;
+  return at === needle.length;
+}
+
+/**
+ * How well a row matches what was typed (lower is better; undefined: not at all): its key or label exactly,
+ * then one starting with it, then a label or a note holding it, then a key holding its letters in order.
+ */
+function matchRank(item: PickerItem, needle: string): number | undefined {
+  const name = needle.replace(/^\//, "");
+  const key = item.key.toLowerCase();
+  const label = labelOf(item).toLowerCase();
+  if (key === name || label === needle || label.split(/\s/)[0] === `/${name}`) return 0;
+  if (key.startsWith(name) || label.startsWith(needle) || label.startsWith(`/${name}`)) return 1;
+  if (label.includes(needle)) return 2;
+  if ((item.detail ?? "").toLowerCase().includes(needle)) return 3;
+  return name.length > 1 && inOrder(name, key) ? 4 : undefined;
+}
+
+/** The rows matching `filter`, best first (exact name, prefix, text, letters in order); stable within a rank. */
 function filtered(picker: Picker, filter: string): readonly PickerItem[] {
   if (filter === "") return picker.items;
   const needle = filter.toLowerCase();
-  return picker.items.filter((item) =>
-    `${labelOf(item)} ${item.detail ?? ""}`.toLowerCase().includes(needle),
-  );
+  const ranked: { item: PickerItem; rank: number }[] = [];
+  for (const item of picker.items) {
+    const rank = matchRank(item, needle);
+    if (rank !== undefined) ranked.push({ item, rank });
+  }
+  return ranked.sort((a, b) => a.rank - b.rank).map(({ item }) => item);
 }
 
 /** What a key did to a picker. */
