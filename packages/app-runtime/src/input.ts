@@ -5,6 +5,7 @@
  * steer, follow-up or command; `!command` and `@path`), the editor's text buffer and file mentions.
  */
 
+export { parseCommandLine } from "./commands/command-line.js";
 export {
   type ControllerOptions,
   type ControllerUi,
@@ -58,7 +59,6 @@ export {
   commandMenu,
   commandNames,
   completeCommand,
-  parseCommandLine,
   runSlashCommand,
   SLASH_COMMANDS,
   suggestCommands,

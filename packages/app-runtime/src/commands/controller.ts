@@ -7,8 +7,9 @@
 import type { ImageContent } from "@arbor/ai-providers";
 import type { BashExecutionInput, HarnessSession } from "@arbor/harness";
 import { errorText, itemsOfMessage, type SessionViewModel } from "@arbor/session-view";
+import { parseCommandLine } from "./command-line.js";
 import type { CommandHost, CommandRuntime, Picker } from "./slash/command-types.js";
-import { completeCommand, parseCommandLine, runSlashCommand } from "./slash/slash-commands.js";
+import { completeCommand, runSlashCommand } from "./slash/slash-commands.js";
 
 /** How a text was sent: Enter (a prompt, or steering while the agent runs) or Alt+Enter (a follow-up). */
 export type SubmitKind = "enter" | "followUp";

@@ -15,8 +15,9 @@ import {
 } from "@arbor/session-view";
 import type { AppRuntime } from "../app-runtime.js";
 import type { ExtensionNotice } from "../extensions/extension-api.js";
+import { parseCommandLine } from "./command-line.js";
 import type { CommandHost, Picker } from "./slash/command-types.js";
-import { parseCommandLine, runSlashCommand, SLASH_COMMANDS } from "./slash/slash-commands.js";
+import { runSlashCommand, SLASH_COMMANDS } from "./slash/slash-commands.js";
 
 /** Rows of a picker listed in its notice (the rest are counted). */
 export const PICKER_ROWS_LISTED = 30;

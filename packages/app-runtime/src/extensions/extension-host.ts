@@ -17,6 +17,7 @@ import type {
   HarnessSession,
 } from "@arbor/harness";
 import type { CustomEntry } from "@arbor/session-store";
+import { parseCommandLine } from "../commands/command-line.js";
 import type {
   CustomProjector,
   ExtensionCommand,
@@ -214,24 +215,13 @@ export class ExtensionHost {
   }
 
   /**
-   * The command a line `/name args` names, when `name` is registered: its name and argument text.
-   *
-   * Contract: pure and synchronous (a caller can decide before its next await); `undefined` otherwise.
-   */
-  commandLine(text: string): { name: string; argumentText: string } | undefined {
-    const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (match === null || !this.commands.has(match[1]!)) return undefined;
-    return { name: match[1]!, argumentText: match[2] ?? "" };
-  }
-
-  /**
    * Runs a line `/name args` when `name` is a registered command.
    *
    * Contract: resolves `false` (and does nothing) when the line is not one; else as {@link runCommand}.
    */
   async runCommandLine(text: string): Promise<boolean> {
-    const line = this.commandLine(text);
-    if (line === undefined) return false;
+    const line = parseCommandLine(text);
+    if (line === undefined || !this.commands.has(line.name)) return false;
     return this.runCommand(line.name, line.argumentText);
   }
 

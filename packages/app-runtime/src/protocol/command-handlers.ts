@@ -5,8 +5,8 @@
  * of the harness session, so the busy guard, hooks and events are the same in every front end.
  */
 import type { AppRuntime } from "../app-runtime.js";
+import { parseCommandLine } from "../commands/command-line.js";
 import { runProtocolSlashCommand } from "../commands/protocol-command-host.js";
-import { parseCommandLine } from "../commands/slash/slash-commands.js";
 import type { ExtensionNotice } from "../extensions/extension-api.js";
 import { OperationRefusedError } from "../operations/operation-error.js";
 import { assertIdle } from "../operations/operation-host.js";

@@ -5,6 +5,7 @@
  */
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "@arbor/session-view";
+import { parseCommandLine } from "../command-line.js";
 import type { CommandHost, Picker, SlashCommandSpec } from "./command-types.js";
 import { contextCommand, costCommand, hotkeysCommand, KEY_HELP } from "./info-commands.js";
 import { compactCommand, modelCommand, thinkingCommand, toolsCommand } from "./model-commands.js";
@@ -80,15 +81,6 @@ const ALIASES: Readonly<Record<string, string>> = { exit: "quit", q: "quit", "?"
 
 function usageOf(command: SlashCommandSpec): string {
   return `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
-}
-
-/** `/name rest` split, or undefined when the text is not a command (a path like `/usr/bin` is not). */
-export function parseCommandLine(text: string): { name: string; argumentText: string } | undefined {
-  const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (match === null) return undefined;
-  const name = match[1]!;
-  if (name.includes("/")) return undefined;
-  return { name, argumentText: (match[2] ?? "").trim() };
 }
 
 /** Every name the user may type after `/`: commands, `skill:<name>` and templates. */
