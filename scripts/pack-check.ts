@@ -233,6 +233,69 @@ function provideSqliteAddon(modules: string): void {
     });
   }
 }
+/** Runs `arbor -p help` on an SQLite store. */
+function sqliteRun(arbor: string, env: NodeJS.ProcessEnv) {
+  const database = join(work, "sessions.db");
+  const result = spawnSync(arbor, ["--provider", "scripted", "--store", `sqlite:${database}`, "-p", "help"], {
+    cwd: app,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: result.status, stderr: result.stderr ?? "" };
+}
+
+/**
+ * The CLI installs without a native build: `better-sqlite3` is an optional peer. Without it, `--store sqlite:`
+ * is one line naming the package to install; installed without its build script, one line saying how to
+ * build it; built, the store works.
+ */
+function checkSqliteDriver(arbor: string, prefix: string, env: NodeJS.ProcessEnv): void {
+  const globalModules = join(prefix, "lib", "node_modules");
+  if (existsSync(join(globalModules, cli?.name ?? "", "node_modules", "better-sqlite3"))) {
+    fail("the CLI installed better-sqlite3 (a native build) though it is an optional peer");
+  }
+  const oneLine = (result: { status: number | null; stderr: string }, expected: string, what: string) => {
+    const lines = result.stderr.trim().split("\n");
+    if (result.status !== 1 || lines.length !== 1 || !lines[0]?.includes(expected)) {
+      fail(
+        `${what}: expected exit 1 and one line naming "${expected}", got exit ${result.status}:\n${result.stderr}`,
+      );
+    } else console.log(`pack-check: ${what}: ${lines[0]}`);
+  };
+  oneLine(sqliteRun(arbor, env), "npm install -g better-sqlite3", "--store sqlite: without better-sqlite3");
+  run(
+    "npm",
+    ["install", "--global", "--loglevel=error", "--ignore-scripts", "--prefix", prefix, sqliteDriverSpec()],
+    {
+      cwd: work,
+      env: npmEnv,
+      what: "npm install --global better-sqlite3 --ignore-scripts",
+    },
+  );
+  oneLine(
+    sqliteRun(arbor, env),
+    "npm rebuild -g better-sqlite3",
+    "--store sqlite: with an unbuilt better-sqlite3",
+  );
+  provideSqliteAddon(globalModules);
+  const built = sqliteRun(arbor, env);
+  if (built.status !== 0)
+    fail(`--store sqlite: with better-sqlite3 built: exit ${built.status}\n${built.stderr}`);
+  else console.log("pack-check: --store sqlite: works once better-sqlite3 is installed beside the CLI");
+}
+
+/** `better-sqlite3@<the version the workspace built>`, so that its addon can be copied in. */
+function sqliteDriverSpec(): string {
+  const workspaceCopy = dirname(
+    require.resolve("better-sqlite3/package.json", { paths: [sqliteStore?.dir ?? root] }),
+  );
+  const { version } = JSON.parse(readFileSync(join(workspaceCopy, "package.json"), "utf8")) as {
+    version: string;
+  };
+  return `better-sqlite3@${version}`;
+}
+
 for (const pkg of libraries) {
   const installed = join(app, "node_modules", pkg.name);
   if (!existsSync(installed)) {
@@ -364,19 +427,20 @@ if (cli && cliTarball) {
     what: "npm install --global (CLI)",
   });
   const installed = join(prefix, "lib", "node_modules", cli.name);
-  provideSqliteAddon(join(installed, "node_modules"));
   if (existsSync(installed)) {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
       version: string;
       dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
     };
     const imported = await bundleImports(
       readdirSync(join(installed, "dist")).map((file) => join(installed, "dist", file)),
     );
-    const declared = Object.keys(manifest.dependencies ?? {}).sort();
+    // The database drivers are optional peers: installed only by those who use `--store sqlite:` / `postgres://`.
+    const declared = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).sort();
     if (imported.join(",") !== declared.join(",")) {
       fail(
-        `${cli.name}: dependencies [${declared.join(", ")}] are not what the bundle imports [${imported.join(", ")}]`,
+        `${cli.name}: dependencies and peers [${declared.join(", ")}] are not what the bundle imports [${imported.join(", ")}]`,
       );
     }
     const arbor = join(prefix, "bin", "arbor");
@@ -425,6 +489,7 @@ if (cli && cliTarball) {
       `pack-check: ${cli.name} installed globally: ${kb(sizeOf(join(prefix, "lib", "node_modules")))} (about ${modules} package.json files), ` +
         `arbor --version: ${version.stdout.trim()}`,
     );
+    checkSqliteDriver(arbor, prefix, cliEnv);
   } else fail(`${cli.name} is not installed under ${prefix}`);
   step("installed and ran the CLI");
 }

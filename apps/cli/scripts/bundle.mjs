@@ -62,6 +62,7 @@ const REQUIRED_EXTERNALS = [
   "pg",
   "pg-native",
   "jiti",
+  "undici",
 ];
 
 /** `import()` of an external package becomes a `require` of it (code compiled through vm.Script has no `import()`). */
@@ -103,7 +104,8 @@ const main = await build({
   format: "cjs",
   // External: the interactive UI's libraries; the database drivers (better-sqlite3 loads a native addon
   // relative to its own files; both load only for `--store sqlite:` / `postgres://`); jiti, which loads
-  // extensions and needs a real `import()` (code compiled through vm.Script has none).
+  // extensions and needs a real `import()` (code compiled through vm.Script has none); undici, which loads
+  // only behind a proxy (HTTPS_PROXY) and would otherwise add its size to every start.
   external: REQUIRED_EXTERNALS,
   plugins: [esmExternals, requiredExternals],
   // Modules that resolve from their own file (jiti, the demo's assets) do so from dist/arbor-main.cjs.

@@ -448,6 +448,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       servers: defaults.mcpServers,
       tools,
       cwd: options.cwd,
+      env: options.env,
       version,
       warn,
     });

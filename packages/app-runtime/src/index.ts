@@ -57,6 +57,7 @@ export { type KeptWork, watchKeptWork } from "./interrupts/kept-work.js";
 export { exitWhenStalled } from "./interrupts/stalled-exit.js";
 export type { ModelLimit, ModelLimits } from "./model-limits.js";
 export { type CustomProviderEntry, loadModelsFile, type ModelsFile } from "./models-file.js";
+export { type ProxySettings, proxySettings, useEnvironmentProxy } from "./network-proxy.js";
 export {
   type BranchDiffResult,
   type BranchDiffSideJson,
@@ -185,6 +186,7 @@ export {
 } from "./sessions/recovery-file.js";
 export { type TreeStats, treeStats } from "./sessions/tree-stats.js";
 export { type LoadedSettings, loadSettings, type Settings } from "./settings.js";
+export { type StoreDriverProblem, StoreDriverUnavailableError } from "./store-driver.js";
 export {
   InvalidStoreUrlError,
   type OpenStoreOptions,

@@ -10,6 +10,7 @@ import type { ProviderFactories } from "./factories.js";
 import type { Environment } from "./home.js";
 import { acceptAnyModel, type ModelLimits, unlistedModelNotice } from "./model-limits.js";
 import { customModels } from "./models-file.js";
+import { useEnvironmentProxy } from "./network-proxy.js";
 import { DEFAULT_MODELS, type ProviderChoice } from "./provider-choice.js";
 
 /** A loaded provider and the model a run starts with. */
@@ -81,6 +82,7 @@ export async function createChosenProvider(
 ): Promise<Provider> {
   const idle =
     extra.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: extra.streamIdleTimeoutMs };
+  if (choice.kind !== "scripted") await useEnvironmentProxy(env);
   switch (choice.kind) {
     case "scripted": {
       const { createDemoProvider } = await factoryOf(providers, "scripted")();

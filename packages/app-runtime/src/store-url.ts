@@ -22,6 +22,7 @@ import {
   resolveArborHome,
   userHome,
 } from "./home.js";
+import { withStoreDriver } from "./store-driver.js";
 
 /** What a store URL names: a backend and where its data lives. */
 export type StoreLocation =
@@ -194,7 +195,8 @@ export function checkJsonlDirectory(directory: string, options: ParseStoreUrlOpt
  * `stores` factories.
  *
  * Contract: throws {@link InvalidStoreUrlError} for a URL it cannot read and
- * {@link StoreBackendUnavailableError} for a backend `stores` has no factory for, and `ArborUserError`
+ * {@link StoreBackendUnavailableError} for a backend `stores` has no factory for,
+ * {@link StoreDriverUnavailableError} when that backend's database driver is missing or unbuilt, and `ArborUserError`
  * (`unusable_home`) for a JSONL directory that cannot hold files when opened for writing; never creates
  * directories (the JSONL store creates them on its first write). The caller closes the store
  * (`store.close?.()`), which releases its locks.
@@ -210,11 +212,17 @@ export async function openStore(url: string | undefined, options: OpenStoreOptio
       const { JsonlSessionStore } = await stores.jsonl();
       return new JsonlSessionStore({ home: location.home, readOnly });
     }
-    case "sqlite":
-      if (stores.sqlite === undefined) throw new StoreBackendUnavailableError("sqlite");
-      return stores.sqlite({ path: location.path, readOnly });
-    case "postgres":
-      if (stores.postgres === undefined) throw new StoreBackendUnavailableError("postgres");
-      return stores.postgres({ connectionString: location.connectionString, readOnly });
+    case "sqlite": {
+      const open = stores.sqlite;
+      if (open === undefined) throw new StoreBackendUnavailableError("sqlite");
+      return withStoreDriver("sqlite", () => open({ path: location.path, readOnly }));
+    }
+    case "postgres": {
+      const open = stores.postgres;
+      if (open === undefined) throw new StoreBackendUnavailableError("postgres");
+      return withStoreDriver("postgres", () =>
+        open({ connectionString: location.connectionString, readOnly }),
+      );
+    }
   }
 }

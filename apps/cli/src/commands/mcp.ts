@@ -33,6 +33,7 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     servers,
     tools: undefined,
     cwd: io.cwd,
+    env: io.env,
     version: runtime.VERSION,
     warn: () => undefined,
   });

@@ -7,6 +7,8 @@ import type { Model, Provider } from "@arbor/ai-providers";
 import type { McpManager } from "@arbor/mcp";
 import type { McpServers } from "@arbor/mcp/config";
 import { ArborUserError } from "../errors.js";
+import type { Environment } from "../home.js";
+import { useEnvironmentProxy } from "../network-proxy.js";
 import type { ProviderFlags } from "../provider-choice.js";
 import type { Settings } from "../settings.js";
 import { TOOL_NAMES, type ToolName } from "../tool-names.js";
@@ -107,10 +109,13 @@ export async function startMcpServers(options: {
   servers: McpServers | undefined;
   tools: readonly ToolName[] | false | undefined;
   cwd: string;
+  /** Where the proxy variables are read (HTTP servers are reached through `HTTPS_PROXY`). */
+  env: Environment;
   version: string;
   warn: (message: string) => void;
 }): Promise<McpManager | undefined> {
   if (options.servers === undefined || Object.keys(options.servers).length === 0) return undefined;
+  await useEnvironmentProxy(options.env);
   const { McpManager } = await import("@arbor/mcp");
   const manager = new McpManager(options.servers, {
     cwd: options.cwd,
