@@ -2,6 +2,7 @@
  * What a run of `arbor` talks to: its standard streams, environment and working directory. `main()` takes
  * one, so every mode can be run in-process with captured streams; the bin passes the process's own.
  */
+import { createInterface } from "node:readline/promises";
 import type { Readable, Writable } from "node:stream";
 
 /** A writable stream that may be a terminal. */
@@ -46,4 +47,22 @@ export function colorEnabled(stream: CliOutput, env: CliIo["env"]): boolean {
 /** Writes a line (a newline is added) to a stream. */
 export function writeLine(stream: Writable, text = ""): void {
   stream.write(`${text}\n`);
+}
+
+/**
+ * Asks a yes/no question on the terminal (stderr) and reads one line of stdin: true only for `y` or `yes`.
+ *
+ * Contract: for a terminal stdin only; resolves false when stdin ends without an answer.
+ */
+export async function askYesNo(io: CliIo, question: string): Promise<boolean> {
+  const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  try {
+    const answer = await Promise.race([
+      lines.question(question),
+      new Promise<string>((resolve) => lines.once("close", () => resolve(""))),
+    ]);
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    lines.close();
+  }
 }

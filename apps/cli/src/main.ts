@@ -9,7 +9,7 @@ import type { Command } from "commander";
 import { CommanderError } from "commander";
 import { flagConflicts, type RawCliOptions } from "./cli-options.js";
 import { preloadEsmExternals } from "./esm-externals.js";
-import { type CliIo, colorEnabled, processIo } from "./io.js";
+import { askYesNo, type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
 import { holdTypeahead } from "./ui/typeahead.js";
 import { VERSION } from "./version.js";
@@ -177,6 +177,7 @@ async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Pr
     stdout: io.stdout,
     stderr: io.stderr,
     setExitCode: report,
+    ...(io.stdin.isTTY === true ? { confirm: (question: string) => askYesNo(io, question) } : {}),
     resolveSummarizer: async () => {
       try {
         const { loaded } = await runtime.setUpProvider({

@@ -84,6 +84,8 @@ export interface RunOptions {
   /** The working directory (default: the fixtures' project directory). */
   cwd?: string;
   resolveSummarizer?: () => Promise<SummarizerChoice | undefined>;
+  /** Answers `delete` / `prune`'s question (absent: no terminal, as in a script). */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 /** Runs `arbor sessions <args>` in-process with captured streams. */
@@ -99,6 +101,7 @@ export async function runSessions(args: string[], options: RunOptions): Promise<
     stdout: collector(out),
     stderr: collector(err),
     resolveSummarizer: options.resolveSummarizer,
+    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
     setExitCode: (code) => {
       exitCode = code;
     },

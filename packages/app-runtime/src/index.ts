@@ -169,6 +169,15 @@ export {
   type RecoveryOutcome,
   recoveryOutcomeLines,
 } from "./sessions/apply-recovery.js";
+export {
+  type DeleteSessionsOptions,
+  deleteSessions,
+  type PruneQuery,
+  parseAge,
+  type RefusedDeletion,
+  type SessionDeletion,
+  sessionsToPrune,
+} from "./sessions/delete-sessions.js";
 export { type ImportedFile, readSessionFileForImport } from "./sessions/import-file.js";
 export { type ImportSessionResult, importReportLines, importSessionFile } from "./sessions/import-session.js";
 export { applyPendingRecovery, type RecoverOptions, recoverSessions } from "./sessions/recover-session.js";

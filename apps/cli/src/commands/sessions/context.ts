@@ -42,6 +42,13 @@ export interface SessionsCommandDeps {
    */
   resolveSummarizer?: () => Promise<SummarizerChoice | undefined>;
   /**
+   * Asks the user a yes/no question (`delete` and `prune` before deleting); absent when no one can answer
+   * (stdin is not a terminal): those commands then need `--yes`.
+   *
+   * Contract: resolves to true only for an explicit yes.
+   */
+  confirm?: (question: string) => Promise<boolean>;
+  /**
    * Receives the exit code of a failed command (default: sets `process.exitCode`).
    *
    * Contract: must not throw.

@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import type { SessionsCommandDeps } from "./context.js";
 import { addCopyCommand } from "./copy.js";
+import { addDeleteCommands } from "./delete.js";
 import { addDiffCommand } from "./diff.js";
 import { addExportCommand } from "./export.js";
 import { addImportCommand } from "./import.js";
@@ -26,6 +27,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  * - `copy --from <url> --to <url> [ids…]` (every session of `--from` without ids)
  * - `merge <branch-leaf> --into <leaf> [--session S] [--no-summarize] [--message TEXT]`
  * - `recover [<id>|<file>] [--discard]` (what a failed save kept; alone: the list)
+ * - `delete <session…> [--yes]` and `prune --older-than AGE [--cwd DIR|--all] [--dry-run] [--yes]`
  *
  * Every subcommand reads `--store <url>` from itself or a parent command (`optsWithGlobals`), so a global
  * `--store` on the program works too. Help and commander's own messages go to `deps.stdout` /
@@ -40,7 +42,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  */
 export function sessionsCommand(deps: SessionsCommandDeps): Command {
   const command = new Command("sessions")
-    .description("list, show, export, import, copy, compare, merge and recover sessions")
+    .description("list, show, export, import, copy, compare, merge, recover, delete and prune sessions")
     .option("--store <url>", "the session store: jsonl:DIR (default: $ARBOR_HOME, else ~/.arbor)")
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
@@ -55,6 +57,7 @@ export function sessionsCommand(deps: SessionsCommandDeps): Command {
   addMergeCommand(command, deps);
   addCopyCommand(command, deps);
   addRecoverCommand(command, deps);
+  addDeleteCommands(command, deps);
   // `list` is the default: a word that names no subcommand would reach it as an argument.
   command.hook("preSubcommand", (parent, sub) => {
     const word = parent.args[0];
