@@ -1,7 +1,7 @@
 /**
  * The CLI holds terminal code only (docs/architecture.md): every source file imports ink, react, commander
  * or marked, or does process I/O (the process's streams, arguments or exit, directly or through the CLI's
- * `io.ts`), and the whole of `src` stays under 5,000 lines. Logic a second front end could use belongs in
+ * `io.ts`), and the whole of `src` stays under 6,000 lines. Logic a second front end could use belongs in
  * `@arbor/app-runtime` or `@arbor/session-view`.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -11,8 +11,12 @@ import { describe, expect, test } from "vitest";
 
 const SOURCE = fileURLToPath(new URL("../src", import.meta.url));
 
-/** The most lines `apps/cli/src` may hold (every file but tests). */
-const LINE_LIMIT = 5_000;
+/**
+ * The most lines `apps/cli/src` may hold (every file but tests). 5,000 after Step 18; raised by 1,000 when
+ * the terminal gained what only a terminal draws — diffs, the permission question, key parsing, and the
+ * `sessions delete/prune` subcommands (whose logic is app-runtime's `deleteSessions`, `sessionsToPrune`).
+ */
+const LINE_LIMIT = 6_000;
 
 /**
  * Files that are neither, with the reason they stay. Only the app chooses concrete providers and stores
