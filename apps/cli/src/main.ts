@@ -212,7 +212,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     exitCode = code;
   };
   try {
-    const sessions = argv.includes("sessions") ? await sessionsCommandFor(io, report) : undefined;
+    // The real `sessions` command loads the store's code: only when it runs, or for completion's script.
+    const sessions =
+      argv.includes("sessions") || argv[0] === "completion"
+        ? await sessionsCommandFor(io, report)
+        : undefined;
     const program = createProgram(
       io,
       VERSION,

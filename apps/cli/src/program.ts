@@ -10,6 +10,7 @@ import {
   parseToolList,
   type RawCliOptions,
 } from "./cli-options.js";
+import { addCompletionCommand } from "./commands/completion.js";
 import { addDemoCommand } from "./commands/demo.js";
 import { addEvalCommand } from "./commands/eval-compaction.js";
 import { addExtensionsCommand } from "./commands/extensions.js";
@@ -148,5 +149,6 @@ export function createProgram(
   addMcpCommand(program, io, (code) => actions.exit(code));
   if (sessions !== undefined) program.addCommand(sessions);
   else program.command("sessions").description("list, show, export, import, compare and merge sessions");
+  addCompletionCommand(program, io, (code) => actions.exit(code));
   return program;
 }

@@ -24,8 +24,8 @@ import { afterEach } from "vitest";
 /** The CLI's entry point (TypeScript source). */
 export const CLI_ENTRY = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 
-/** tsx's loader, resolved from here (the workspace root's devDependency). */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/** tsx's loader, resolved from here (the workspace root's devDependency): `arborProcess` runs the sources with it. */
+export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /** A URL nothing listens on: the local-server probe must never find a real Ollama on the test machine. */
 export const CLOSED_LOCAL_URL = "http://127.0.0.1:9/v1";
