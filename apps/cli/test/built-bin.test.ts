@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { chatFrames, chatTextChunks, chatToolCallChunks, startOpenAIWireServer } from "@internal/conformance";
 import { describe, expect, it } from "vitest";
 import { type Sandbox, sandbox } from "./cli-helpers.js";
 
@@ -79,6 +80,74 @@ describe("the built arbor", () => {
     const result = runBuilt(box, ["--provider", "scripted", "-p", "/hash abc"]);
     expect(result.stderr).toContain("arbor: a9993e364706816aba3e25717850c26c9cd0d89d");
     expect(result.status).toBe(0);
+  });
+
+  it("hands an extension TypeBox and Arbor's packages from the bundle (nothing installed beside it); its tool runs", async () => {
+    const box = sandbox();
+    const directory = join(box.home, "extensions");
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(
+      join(directory, "greet.ts"),
+      [
+        'import { Type } from "@sinclair/typebox";',
+        'import { Value } from "@sinclair/typebox/value";',
+        'import type { AgentTool } from "@arbor/agent-core";',
+        'import { ArborError } from "@arbor/ai-providers";',
+        'import type { ExtensionApi } from "@arbor/app-runtime";',
+        "const parameters = Type.Object({ name: Type.String() });",
+        "const greet: AgentTool<typeof parameters> = {",
+        '  name: "greet", label: "greet", description: "greets someone", parameters,',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the extension's own template string
+        '  execute: async (args) => ({ content: [{ type: "text", text: `Hello, ${args.name}!` }], details: undefined }),',
+        "};",
+        "export default function (arbor: ExtensionApi) {",
+        "  arbor.registerTool(greet);",
+        '  arbor.registerCommand("check", { description: "validates", run(text) {',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the extension's own template string
+        '    arbor.ui.notify(`valid: ${Value.Check(parameters, { name: text })}, ${new ArborError("x", "y").code}`);',
+        "  } });",
+        "}",
+      ].join("\n"),
+    );
+    const check = runBuilt(box, ["--provider", "scripted", "-p", "/check Ada"]);
+    expect(check.stderr).toBe("arbor: valid: true, x\n");
+    const server = await startOpenAIWireServer([
+      {
+        kind: "sse",
+        frames: chatFrames(chatToolCallChunks([{ id: "call_1", name: "greet", arguments: { name: "Ada" } }])),
+      },
+      { kind: "sse", frames: chatFrames(chatTextChunks("Greeted.")) },
+    ]);
+    try {
+      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [BINARY, "--base-url", server.url, "--model", "m", "-p", "greet Ada"],
+          {
+            cwd: box.cwd,
+            env: box.env,
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        child.stdin.end();
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe("Greeted.");
+      const messages = (server.requests[1]?.body?.messages ?? []) as { role: string; content?: unknown }[];
+      expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(
+        ["Hello, Ada!"],
+      );
+    } finally {
+      await server.close();
+    }
   });
 
   it.skipIf(!HAS_SCRIPT)(

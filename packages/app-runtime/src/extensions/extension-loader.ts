@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import type { Jiti } from "jiti";
 import type { ExtensionFactory } from "./extension-api.js";
+import { loadExtensionModules } from "./extension-modules.js";
 
 /** Where an extension file was found. */
 export type ExtensionOrigin = "global" | "project" | "flag";
@@ -81,14 +82,14 @@ export function discoverExtensions(options: {
 let jiti: Jiti | undefined;
 
 /**
- * Loads jiti (once).
+ * Loads jiti (once), with the packages an extension may import from the runtime (extension-modules.ts).
  *
  * Contract: idempotent; rejects only when jiti itself cannot be loaded.
  */
 export async function prepareExtensionImports(): Promise<void> {
   if (jiti !== undefined) return;
-  const { createJiti } = await import("jiti");
-  jiti ??= createJiti(import.meta.url, { interopDefault: true, moduleCache: false });
+  const [{ createJiti }, virtualModules] = await Promise.all([import("jiti"), loadExtensionModules()]);
+  jiti ??= createJiti(import.meta.url, { interopDefault: true, moduleCache: false, virtualModules });
 }
 
 function factoryOf(loaded: unknown): ExtensionFactory {
