@@ -195,6 +195,7 @@ function TreeGraphView(props: TreeGraphProps) {
           minZoom={0.05}
           maxZoom={2}
           proOptions={{ hideAttribution: true }}
+          ariaLabelConfig={{ "controls.fitView.ariaLabel": "Fit the whole tree" }}
         >
           <Background gap={24} />
           <Controls showInteractive={false} fitViewOptions={{ padding: 0.05, duration: MOVE_MS }}>
