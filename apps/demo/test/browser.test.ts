@@ -16,6 +16,8 @@ const ARTIFACTS = fileURLToPath(new URL("../test-output/", import.meta.url));
 const PI_FILE = fileURLToPath(
   new URL("../../../fixtures/pi-sessions/08-branch-with-branch-summary.anthropic.jsonl", import.meta.url),
 );
+/** Where the page puts the leaf: at 70 % of the graph's height (`LEAF_HEIGHT_FRACTION` of web/src/viewport.ts). */
+const LEAF_HEIGHT = 0.7;
 /** The launch flags of the toolchain notes (playwright-core adds --headless and a temporary profile). */
 const LAUNCH_ARGS = [
   "--no-sandbox",
@@ -62,6 +64,38 @@ async function idle(): Promise<void> {
 async function send(text: string): Promise<void> {
   await page.getByTestId("prompt").fill(text);
   await page.getByTestId("send").click();
+}
+
+/** A box on the screen (Playwright's bounding box). */
+type Box = { x: number; y: number; width: number; height: number };
+
+/** The part of `a` inside `b` (zero-sized when they do not meet). */
+function intersection(a: Box, b: Box): Box {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const width = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - x);
+  const height = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - y);
+  return { x, y, width, height };
+}
+
+/** The graph's zoom, read from React Flow's viewport transform (`translate(…) scale(z)`). */
+async function zoomOf(on: Page): Promise<number> {
+  const transform = await on.locator(".react-flow__viewport").evaluate((element) => element.style.transform);
+  return Number(/scale\(([\d.]+)\)/.exec(transform)?.[1] ?? Number.NaN);
+}
+
+/**
+ * How far (px) the middle of an entry's node box is from the middle of the graph's pane (or, with
+ * `heightFraction`, from that height of the pane at the middle of its width: where the leaf goes).
+ */
+async function offCentre(on: Page, entryId: string, heightFraction = 0.5): Promise<number> {
+  const pane = (await on.locator(".react-flow").boundingBox())!;
+  const box = await on.locator(`[data-testid=graph-node][data-entry-id="${entryId}"]`).boundingBox();
+  if (box === null) return Number.POSITIVE_INFINITY;
+  return Math.hypot(
+    box.x + box.width / 2 - (pane.x + pane.width / 2),
+    box.y + box.height / 2 - (pane.y + pane.height * heightFraction),
+  );
 }
 
 /** Selects an entry through its chat label (which centers and selects its node). */
@@ -208,5 +242,91 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
     await expect.poll(() => graphNodes("branchSummary").count()).toBe(1);
     expect(await page.getByTestId("summary-details").textContent()).toContain("Covers");
     await shot("06-pi-file");
+  });
+
+  test("the first view of a real tree: readable boxes around the leaf, a minimap beside them", async () => {
+    // A fresh page on the pi file imported above (its tree is taller than the pane).
+    const fresh = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    try {
+      await fresh.goto(context.demo.url);
+      const leaf = fresh.locator("[data-testid=graph-node] .leaf-tag");
+      await leaf.waitFor({ state: "visible" });
+      const leafId = (await fresh
+        .locator("[data-testid=graph-node]")
+        .filter({ has: fresh.locator(".leaf-tag") })
+        .getAttribute("data-entry-id"))!;
+      // Readable: zoom 1 (not fit-to-view's tiny boxes), the boxes at their size, the leaf in the middle.
+      await expect.poll(() => zoomOf(fresh)).toBeGreaterThanOrEqual(0.75);
+      const node = (await fresh
+        .locator(`[data-testid=graph-node][data-entry-id="${leafId}"]`)
+        .boundingBox())!;
+      expect(node.height).toBeGreaterThanOrEqual(24);
+      await expect.poll(() => offCentre(fresh, leafId, LEAF_HEIGHT)).toBeLessThan(4);
+      // The minimap: drawn (a box per node), beside the pane, over no node box.
+      const minimap = fresh.getByTestId("minimap");
+      await minimap.waitFor({ state: "visible" });
+      const nodes = Number(await fresh.getByTestId("graph").getAttribute("data-node-count"));
+      await expect.poll(() => minimap.locator(".react-flow__minimap-node").count()).toBe(nodes);
+      const map = (await minimap.boundingBox())!;
+      const pane = (await fresh.locator(".react-flow").boundingBox())!;
+      for (const box of await fresh
+        .locator("[data-testid=graph-node]")
+        .evaluateAll((elements) =>
+          elements.map((element) => element.getBoundingClientRect().toJSON() as Box),
+        )) {
+        const shown = intersection(box, pane);
+        expect(intersection(shown, map).width * intersection(shown, map).height).toBe(0);
+      }
+      await fresh.screenshot({ path: `${ARTIFACTS}00-first-view.png` });
+
+      // A clicked node is centred.
+      const inside = await fresh.locator("[data-testid=graph-node]:not(.leaf)").evaluateAll(
+        (elements, frame) =>
+          elements
+            .filter((element) => {
+              const box = element.getBoundingClientRect();
+              return box.top >= frame.y && box.bottom <= frame.y + frame.height && box.left >= frame.x;
+            })
+            .map((element) => element.getAttribute("data-entry-id")),
+        pane,
+      );
+      const otherId = inside[0]!;
+      const other = fresh.locator(`[data-testid=graph-node][data-entry-id="${otherId}"]`);
+      expect(await offCentre(fresh, otherId)).toBeGreaterThan(20);
+      await other.click();
+      await expect.poll(() => offCentre(fresh, otherId)).toBeLessThan(4);
+      expect(await fresh.getByTestId("node-panel").getAttribute("data-entry-id")).toBe(otherId);
+
+      // Fit all shows the whole tree (smaller), the leaf control goes back to a readable zoom.
+      await fresh.locator(".react-flow__controls-fitview").click();
+      await expect.poll(() => zoomOf(fresh)).toBeLessThan(0.75);
+      await fresh.getByTestId("centre-leaf").click();
+      await expect.poll(() => zoomOf(fresh)).toBeGreaterThanOrEqual(0.75);
+      await expect.poll(() => offCentre(fresh, leafId, LEAF_HEIGHT)).toBeLessThan(4);
+
+      // The minimap can be hidden, and shown again.
+      await fresh.getByTestId("hide-minimap").click();
+      await expect.poll(() => fresh.getByTestId("minimap").count()).toBe(0);
+      await fresh.getByTestId("show-minimap").click();
+      await minimap.waitFor({ state: "visible" });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("a new session is in the list at once, without a reload, and stays there once saved", async () => {
+    const before = context.demo.runtime.session.id;
+    await page.getByTestId("new-session").click();
+    await expect.poll(() => context.demo.runtime.session.id).not.toBe(before);
+    const created = context.demo.runtime.session.id;
+    const item = page.locator(`[data-testid=session-item][data-session-id="${created}"]`);
+    await expect.poll(() => item.count()).toBe(1);
+    expect(await item.textContent()).toContain("New session");
+    // Its first prompt stores it: the list shows it as stored (its first message), still without a reload.
+    await send("The first words of a new session.");
+    await idle();
+    await expect.poll(() => item.textContent()).toContain("The first words of a new session.");
+    expect(await item.count()).toBe(1);
+    await shot("07-new-session-listed");
   });
 });

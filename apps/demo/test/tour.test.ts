@@ -1,7 +1,7 @@
 /**
  * `pnpm demo --tour`: the tour runs live through the demo's session — its tree has the compaction, the
- * label and the branch summary the script promises — and the page shows it (a screenshot of it is the
- * README's). The browser part is skipped without Chromium on a developer's machine, never under CI.
+ * label and the branch summary the script promises — and the page shows it (its first view is the
+ * README's screenshot). The browser part is skipped without Chromium on a developer's machine, never under CI.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -53,6 +53,11 @@ describe("pnpm demo --tour", () => {
       try {
         const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
         await page.goto(context.demo.url);
+        // The first view (the README's screenshot): the leaf, readable, its path above it, the minimap beside.
+        await page.locator("[data-testid=graph-node] .leaf-tag").waitFor({ state: "visible" });
+        await page.getByTestId("minimap").waitFor({ state: "visible" });
+        await page.waitForTimeout(400);
+        await page.screenshot({ path: `${ARTIFACTS}tour-first-view.png` });
         const summary = page.locator("[data-testid=chat-entry][data-kind=branchSummary]");
         await summary.waitFor({ state: "visible" });
         await summary.locator(".chat-label").click();

@@ -82,6 +82,29 @@ describe("Ctrl-C twice", () => {
     watch.restore();
     expect(process.listenerCount("SIGINT")).toBe(before);
   });
+
+  it("counts a SIGINT within repeatWindowMs of the first as the same Ctrl-C (pnpm forwards the terminal's)", () => {
+    let clock = 1_000;
+    let stops = 0;
+    const exits: number[] = [];
+    const watch = interruptTwice({
+      onFirst: () => stops++,
+      kept: () => "Kept: nothing.",
+      write: () => undefined,
+      exit: (code) => exits.push(code),
+      repeatWindowMs: 500,
+      now: () => clock,
+    });
+    const handler = lastListener("SIGINT");
+    handler();
+    clock += 20;
+    handler();
+    expect([stops, exits]).toEqual([1, []]);
+    clock += 600;
+    handler();
+    expect([stops, exits]).toEqual([1, [130]]);
+    watch.restore();
+  });
 });
 
 describe("a process with nothing left to do", () => {

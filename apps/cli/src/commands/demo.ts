@@ -1,5 +1,5 @@
 /**
- * `arbor demo [--port N] [--tour] [--pace MS]`: the web demo of `@arbor/demo` — the session tree, live, in a
+ * `arbor demo [--port N] [--tour] [--pace MS] [--cwd DIR]`: the web demo of `@arbor/demo` — the session tree, live, in a
  * browser on 127.0.0.1 — with the root command's `--provider`, `--model`, `--base-url`, `--api-key`,
  * `--store` and `--no-session`. Loads the demo only when the command runs.
  */
@@ -14,6 +14,7 @@ interface DemoCommandOptions {
   port?: number;
   tour?: boolean;
   pace?: number;
+  cwd?: string;
 }
 
 function parseWhole(max: number): (value: string) => number {
@@ -50,6 +51,10 @@ export function addDemoCommand(program: Command, io: CliIo, exit: (code: number)
       "pause between the scripted model's streamed chunks (default 8)",
       parseWhole(10_000),
     )
+    .option(
+      "--cwd <dir>",
+      "where the agent's tools run (default: a fresh temporary folder, never the current one by surprise)",
+    )
     .exitOverride()
     .action(async (options: DemoCommandOptions, command: Command) => {
       const globals = command.optsWithGlobals() as RawCliOptions & DemoCommandOptions;
@@ -69,6 +74,7 @@ export function addDemoCommand(program: Command, io: CliIo, exit: (code: number)
             ...(options.port === undefined ? {} : { port: options.port }),
             ...(options.tour === true ? { tour: true } : {}),
             ...(options.pace === undefined ? {} : { pace: options.pace }),
+            ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
             ...(globals.provider === undefined ? {} : { provider: globals.provider }),
             ...(globals.model === undefined ? {} : { model: globals.model }),
             ...(globals.baseUrl === undefined ? {} : { baseUrl: globals.baseUrl }),

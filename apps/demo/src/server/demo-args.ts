@@ -1,6 +1,6 @@
 /**
  * The flags of `pnpm demo` (the same names as `arbor`'s: `--provider`, `--model`, `--base-url`,
- * `--api-key`, `--store`, `--no-session`) plus `--port`, `--tour` and `--pace`, parsed with Node's
+ * `--api-key`, `--store`, `--no-session`) plus `--port`, `--tour`, `--pace` and `--cwd`, parsed with Node's
  * `parseArgs` into {@link DemoOptions}. A mistake is one message that says what to do.
  */
 import { parseArgs } from "node:util";
@@ -16,6 +16,7 @@ Options:
   --port <n>             the port (default 4173; 0 picks a free one)
   --tour                 run the scripted tour live, so the tree has something to show at once
   --pace <ms>            pause between the scripted model's streamed chunks (default 8)
+  --cwd <dir>            where the agent's tools run (default: a fresh temporary folder; --cwd . for here)
   --provider <name>      anthropic, openai, ollama, vllm, …, scripted (as arbor --provider)
   --model <provider/id>  the model, e.g. anthropic/claude-sonnet-5-5
   --base-url <url>       an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
@@ -55,6 +56,7 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
         port: { type: "string" },
         tour: { type: "boolean" },
         pace: { type: "string" },
+        cwd: { type: "string" },
         provider: { type: "string" },
         model: { type: "string" },
         "base-url": { type: "string" },
@@ -95,6 +97,7 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
     ["base-url", "baseUrl"],
     ["api-key", "apiKey"],
     ["store", "store"],
+    ["cwd", "cwd"],
   ] as const) {
     const value = text(flag);
     if (value !== undefined) options[key] = value;

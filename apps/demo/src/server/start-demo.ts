@@ -1,12 +1,14 @@
 /**
  * `startDemo()`: the whole demo — an app runtime (`createAppRuntime` with the demo's providers and
  * stores; the offline scripted model unless a provider, model or base URL is named), the hub and the
- * server on 127.0.0.1 with a fresh token. `--tour` runs with the tour's small model and compaction
- * settings in a temporary project folder, so that the tour's build log crosses the threshold.
+ * server on 127.0.0.1 with a fresh token. The agent's tools run in `--cwd`, by default in a fresh temporary
+ * folder (never, by surprise, in the folder the demo was started from: a clone of the repository).
+ * `--tour` runs with the tour's small model and compaction settings, so that the tour's build log crosses
+ * the threshold.
  */
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, readdirSync, realpathSync, rmdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Provider } from "@arbor/ai-providers";
 import {
@@ -41,7 +43,11 @@ export interface DemoOptions {
   store?: string;
   /** `false`: sessions in memory only. */
   persistent?: boolean;
-  /** The working directory of the sessions (default `process.cwd()`; the tour uses a temporary folder). */
+  /**
+   * Where the agent's tools run and new sessions are filed (`--cwd`): an existing folder, relative to
+   * `process.cwd()`. Default a fresh temporary folder (`arbor-demo-…` in the system's temporary folder),
+   * removed on close when nothing was written to it.
+   */
   cwd?: string;
   env?: Environment;
   home?: string;
@@ -68,10 +74,14 @@ export interface RunningDemo {
   readonly hub: DemoHub;
   readonly server: DemoServer;
   readonly url: string;
+  /** The folder the agent's tools run in (absolute). */
+  readonly cwd: string;
+  /** Whether {@link RunningDemo.cwd} is a fresh temporary folder made for this demo (no `--cwd`). */
+  readonly freshCwd: boolean;
   /** The tour's prompts being run (resolves when it is done; undefined without `--tour`). */
   readonly tour: Promise<void> | undefined;
   /**
-   * Stops the server and disposes the runtime.
+   * Stops the server and disposes the runtime; removes the fresh tools' folder if nothing was written to it.
    *
    * Contract: calling it twice is harmless.
    */
@@ -81,6 +91,36 @@ export interface RunningDemo {
 /** The built page next to this file's package (`dist/web`). */
 export function defaultWebRoot(): string {
   return fileURLToPath(new URL("../../dist/web", import.meta.url));
+}
+
+/**
+ * The tools' folder: `cwd` resolved and checked, or a fresh temporary folder.
+ *
+ * Contract: throws an `Error` whose message is for the user when `cwd` is not an existing folder.
+ */
+function toolFolder(cwd: string | undefined, tour: boolean): { cwd: string; fresh: boolean } {
+  if (cwd === undefined) {
+    const prefix = tour ? "arbor-demo-tour-" : "arbor-demo-";
+    return { cwd: realpathSync(mkdtempSync(join(tmpdir(), prefix))), fresh: true };
+  }
+  const absolute = resolve(cwd);
+  let folder = false;
+  try {
+    folder = statSync(absolute).isDirectory();
+  } catch {
+    folder = false;
+  }
+  if (!folder) throw new Error(`--cwd ${cwd}: not an existing folder`);
+  return { cwd: realpathSync(absolute), fresh: false };
+}
+
+/** Removes a folder with nothing in it (the fresh tools' folder nothing was written to). */
+function removeIfEmpty(folder: string): void {
+  try {
+    if (readdirSync(folder).length === 0) rmdirSync(folder);
+  } catch {
+    // Gone already, or not ours to remove: left as it is.
+  }
 }
 
 function scriptedFactory(provider: () => Provider): ProviderFactories {
@@ -98,9 +138,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const named =
     options.provider !== undefined || options.model !== undefined || options.baseUrl !== undefined;
   const pace = options.pace ?? DEFAULT_DEMO_PACE_MS;
-  const cwd = options.tour
-    ? realpathSync(mkdtempSync(join(tmpdir(), "arbor-demo-tour-")))
-    : (options.cwd ?? process.cwd());
+  const { cwd, fresh } = toolFolder(options.cwd, options.tour === true);
   const tourProvider = options.tour ? createTourRun(pace) : undefined;
   const providers = scriptedFactory(
     () => tourProvider?.provider ?? createDemoProvider({ model: demoModel(), chunkDelayMs: pace }),
@@ -142,6 +180,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
         persistent: runtime.persistent,
         store: runtime.storeDescription ?? "memory",
         version: runtime.version,
+        cwd,
+        freshCwd: fresh,
       },
     });
   } catch (error) {
@@ -156,6 +196,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     hub,
     server,
     url: server.url,
+    cwd,
+    freshCwd: fresh,
     tour,
     close: () => {
       closed ??= (async () => {
@@ -164,6 +206,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
         await server.close();
         hub.close();
         await runtime.dispose();
+        if (fresh) removeIfEmpty(cwd);
       })();
       return closed;
     },

@@ -188,6 +188,13 @@ export function App() {
         <strong>Arbor</strong> — the session tree, live
         <span className="meta">
           {info === undefined ? "" : ` · ${info.model} · ${info.store}`}
+          {info === undefined ? (
+            ""
+          ) : (
+            <span data-testid="tools-folder" title="where the agent's tools run (--cwd)">
+              {` · tools in ${info.cwd}${info.freshCwd ? " (a fresh temporary folder)" : ""}`}
+            </span>
+          )}
           {graph === undefined
             ? ""
             : ` · session ${graph.sessionId.slice(0, 8)} · ${graph.entryCount.toLocaleString("en-US")} entries`}
@@ -200,7 +207,12 @@ export function App() {
         )}
       </header>
       <aside className="left">
-        <SessionList currentId={graph?.sessionId} version={sessionsVersion} onError={onError} />
+        <SessionList
+          currentId={graph?.sessionId}
+          entryCount={graph?.entryCount}
+          version={sessionsVersion}
+          onError={onError}
+        />
         <ExtensionCommands notices={notices} onError={onError} />
       </aside>
       <main className="middle">

@@ -1,6 +1,8 @@
 /**
  * The sessions of the store (a page at a time, newest activity first): open or resume one, start a new
- * one, or import a session file (the pi agent's or Arbor's JSONL).
+ * one, or import a session file (the pi agent's or Arbor's JSONL). The current session is always listed:
+ * a new one is stored with its first entry, so until then it shows as "new session", and the list is read
+ * again as its entries come.
  */
 import { useCallback, useEffect, useState } from "react";
 import { command, type RpcCommand, type SessionPageAnswer } from "./api.js";
@@ -10,6 +12,8 @@ type Summary = SessionPageAnswer["sessions"][number];
 /** Props of {@link SessionList}. */
 export interface SessionListProps {
   currentId: string | undefined;
+  /** The current session's entries: when they change and the session is not listed yet, the list is read again. */
+  entryCount: number | undefined;
   /** Changes when the list may have changed (a fork, an import). */
   version: number;
   onError: (message: string) => void;
@@ -19,6 +23,7 @@ export interface SessionListProps {
 export function SessionList(props: SessionListProps) {
   const [sessions, setSessions] = useState<Summary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const { onError } = props;
   const load = useCallback(
     async (after: string | null) => {
@@ -31,6 +36,7 @@ export function SessionList(props: SessionListProps) {
           ...(after === null ? {} : { cursor: after }),
         });
         setSessions((previous) => (after === null ? page.sessions : [...previous, ...page.sessions]));
+        setLoaded(true);
         setCursor(page.nextCursor);
       } catch (error) {
         onError(String((error as Error).message));
@@ -43,6 +49,13 @@ export function SessionList(props: SessionListProps) {
   useEffect(() => {
     void load(null);
   }, [load, version, currentId]);
+  // A new session is stored with its first entry: read the list again until it is in it.
+  const listed = currentId === undefined || sessions.some((session) => session.id === currentId);
+  const { entryCount } = props;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only the current session's new entries matter
+  useEffect(() => {
+    if (!listed) void load(null);
+  }, [entryCount]);
   const run = (body: RpcCommand) => {
     command(body).catch((error: Error) => onError(error.message));
   };
@@ -69,6 +82,20 @@ export function SessionList(props: SessionListProps) {
         </label>
       </div>
       <ul>
+        {!listed && loaded && props.entryCount === 0 && (
+          <li className="current">
+            <button
+              type="button"
+              className="link"
+              data-testid="session-item"
+              data-session-id={currentId}
+              title="a new session is saved with its first message"
+            >
+              New session
+            </button>
+            <span className="meta">nothing saved yet</span>
+          </li>
+        )}
         {sessions.map((session) => (
           <li key={session.id} className={session.id === props.currentId ? "current" : ""}>
             <button

@@ -62,6 +62,10 @@ export interface ServerInfo {
   store: string;
   version: string;
   sessionId: string;
+  /** Where the agent's tools run (`--cwd`). */
+  cwd: string;
+  /** Whether {@link ServerInfo.cwd} is a fresh temporary folder made for this demo (no `--cwd`). */
+  freshCwd: boolean;
 }
 
 /** Reads the server's info. */

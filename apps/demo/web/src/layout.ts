@@ -59,7 +59,10 @@ export function layoutGraph(nodes: readonly GraphNode[]): GraphLayout {
   return { positions, edges };
 }
 
-/** React Flow nodes of a layout, with the selection marked. */
+/**
+ * React Flow nodes of a layout, with the selection marked. Each has its box's size, so that the minimap
+ * and the viewport helpers know it before (and without) React Flow measuring the box.
+ */
 export function flowNodes(
   nodes: readonly GraphNode[],
   layout: GraphLayout,
@@ -70,6 +73,8 @@ export function flowNodes(
     type: "entry",
     position: layout.positions.get(node.id) ?? { x: 0, y: 0 },
     data: { node, selected: selection[0] === node.id, second: selection[1] === node.id },
+    width: NODE_WIDTH,
+    height: NODE_HEIGHT,
     draggable: false,
   }));
 }

@@ -35,17 +35,27 @@ export interface InterruptTwiceOptions {
   name?: string;
   /** Ends the process (default `process.exit`); for tests. */
   exit?: (code: number) => void;
+  /**
+   * A SIGINT within this many ms of the first one counts as the same Ctrl-C (default 0: none does). A
+   * package manager's script (`pnpm demo`) gets one Ctrl-C twice: from the terminal and forwarded by pnpm.
+   */
+  repeatWindowMs?: number;
+  /** The clock, in ms (default `Date.now`); for tests. */
+  now?: () => number;
 }
 
 /**
  * Installs the two-step Ctrl-C (see the module comment).
  *
- * Contract: the second SIGINT writes one line (`<name>: interrupted again: …`) and calls `exit(130)`
- * without waiting for anything; `restore()` removes the handler.
+ * Contract: the second SIGINT (after `repeatWindowMs`) writes one line (`<name>: interrupted again: …`)
+ * and calls `exit(130)` without waiting for anything; `restore()` removes the handler.
  */
 export function interruptTwice(options: InterruptTwiceOptions): InterruptWatch {
   let interrupted = false;
+  let firstAt = 0;
+  const now = options.now ?? Date.now;
   const handler = () => {
+    if (interrupted && now() - firstAt < (options.repeatWindowMs ?? 0)) return;
     if (interrupted) {
       let kept: string;
       try {
@@ -63,6 +73,7 @@ export function interruptTwice(options: InterruptTwiceOptions): InterruptWatch {
       return;
     }
     interrupted = true;
+    firstAt = now();
     options.onFirst();
   };
   process.on("SIGINT", handler);
