@@ -48,7 +48,20 @@ Examples:
   arbor -r 0193ab --provider anthropic    resume a session with another provider
   arbor --provider scripted -p help       the offline scripted model (no key)
   arbor tour                              an offline tour of everything Arbor does
-  arbor sessions list                     the sessions of this directory`;
+  arbor sessions list                     the sessions of this directory
+
+Environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY       keys of the built-in providers (presets: OPENROUTER_API_KEY,
+                                          GROQ_API_KEY, DEEPSEEK_API_KEY, VLLM_API_KEY; models.json: apiKeyEnv)
+  ANTHROPIC_BASE_URL, OPENAI_BASE_URL     another endpoint for --provider anthropic / openai
+  ARBOR_LOCAL_SERVER_URL                  the local server tried without a key (default
+                                          http://127.0.0.1:11434/v1, Ollama's)
+  ARBOR_HOME                              settings, models.json, sessions, extensions (default ~/.arbor)
+  ARBOR_COMPILE_CACHE                     the compiled CLI's cache (default ~/.cache/arbor; off: none)
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY       a proxy for every provider and MCP request
+  NO_COLOR, FORCE_COLOR                   colours off / on
+
+Reference: https://github.com/arbor-dev/arbor/blob/main/docs/reference/cli.md`;
 
 /**
  * The program, with its output going to `io`. `version` answers `-v`; `actions` run the commands. The real

@@ -64,8 +64,21 @@ describe("arbor: version, help, flags", () => {
       "sessions",
       "models",
       "tour",
+      "completion",
     ]) {
       expect(run.stdout).toContain(flag);
+    }
+    // The environment it reads, each variable named.
+    const environment = run.stdout.slice(run.stdout.indexOf("Environment:"));
+    for (const variable of [
+      "ANTHROPIC_API_KEY",
+      "OPENAI_BASE_URL",
+      "ARBOR_HOME",
+      "HTTPS_PROXY",
+      "NO_PROXY",
+      "NO_COLOR",
+    ]) {
+      expect(environment).toContain(variable);
     }
     const sessions = await runMain(["sessions", "--help"], box.env, box.cwd);
     expect(sessions.code).toBe(0);
