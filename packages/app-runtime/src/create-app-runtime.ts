@@ -503,6 +503,8 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         stores: options.stores,
         notice: warn,
         ...(persistent ? { home } : {}),
+        // A model chosen with flags wins over the one a resumed session records: that one is not looked up.
+        ...(choice.explicit ? { model } : {}),
       },
       sessionChoice,
     );
