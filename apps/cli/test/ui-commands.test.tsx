@@ -59,6 +59,16 @@ describe("slash commands", () => {
     expect(frame).toMatch(/◆ compacted: [\d.]+k? → [\d.]+k? tokens, freed [\d.]+k?/);
     expect(bottomOf(app.lastFrame())).toMatch(/last compaction freed [\d.]+k?/);
     runtime.provider.assertDone();
+
+    // After the compaction, the footer's figure is /context's (the system prompt counted in both).
+    const footer = /context .* \(~?([\d.]+k?); compacts at/.exec(bottomOf(app.lastFrame()))?.[1];
+    await app.submit("/context");
+    const report = await app.waitForFrame("compaction above");
+    const total = /context {2}([\d.]+k?) of /.exec(report)?.[1];
+    expect(footer).toBeDefined();
+    expect(total).toBe(footer);
+    expect(runtime.session.contextUsage().anchored).toBe(false);
+    expect(Number.parseFloat(footer!)).toBeGreaterThan(runtime.session.contextUsage().tokens / 1000);
   });
 
   test("/compact while the agent runs is refused with a notice", async () => {

@@ -5,7 +5,7 @@
  */
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
-import { formatTokens } from "@arbor/session-view";
+import { formatTokens, sessionContextUsage } from "@arbor/session-view";
 import { describe, expect, test } from "vitest";
 import { bottomOf, createTestRuntime, KEYS, type RenderedApp, renderApp } from "./ui-helpers.js";
 
@@ -194,8 +194,10 @@ describe("first contact: the interactive mode", () => {
     await app.submit("/compact");
     await app.waitForFrame("◆ compacted:");
     const frame = await app.settle();
-    const after = runtime.session.contextUsage().tokens;
+    // The figure every front end shows (the footer, /context): the messages' estimate and the fixed part.
+    const after = sessionContextUsage(runtime.session).tokens;
     expect(after).toBeLessThan(before);
+    expect(after).toBeGreaterThan(runtime.session.contextUsage().tokens);
     expect(bottomOf(frame)).toMatch(new RegExp(`\\(~?${formatTokens(after)}; compacts at`));
   });
 
