@@ -38,6 +38,13 @@ describe("first contact: the interactive mode", () => {
     const picker = await app.waitForFrame("Resume a session");
     expect(picker).toContain("plan the parser rewrite");
     expect(picker).not.toContain("(unnamed)");
+    // The fork and the session it was copied from are told apart.
+    const rows = picker.slice(picker.lastIndexOf("Resume a session")).split("\n");
+    const forkRow = rows.find((row) => row.includes(forked.slice(0, 8)));
+    const firstRow = rows.find((row) => row.includes(first.slice(0, 8)) && !row.includes(forked.slice(0, 8)));
+    expect(forkRow).toContain(`(fork of ${first.slice(0, 8)}) plan the parser rewrite`);
+    expect(firstRow).toContain("plan the parser rewrite");
+    expect(firstRow).not.toContain("fork of");
     app.type(first.slice(0, 8));
     await app.waitForFrame(`filter: ${first.slice(0, 8)}`);
     await app.press(KEYS.enter);
