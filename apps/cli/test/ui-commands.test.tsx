@@ -110,14 +110,18 @@ describe("slash commands", () => {
     await app.press(KEYS.up);
     await app.press(KEYS.up);
     await app.press(KEYS.enter);
-    await app.waitForFrame("summarize the branch you leave?");
-    await app.press(KEYS.down);
+    const question = await app.waitForFrame("summarize the branch you leave?");
+    // Enter takes the first answer: no summary, no model call.
+    expect(question.slice(question.lastIndexOf("summarize the branch you leave?"))).toMatch(
+      /› +No: move without a summary/,
+    );
     await app.press(KEYS.enter);
     const frame = await app.waitForFrame(`moved to ${answerOne!.slice(0, 8)}`);
     await app.settle();
 
     expect(runtime.session.state.leafId).toBe(answerOne);
     expect(frame).not.toContain("◇ branch summary");
+    expect(runtime.provider.calls).toHaveLength(2); // the two answers; no summary was asked for
     // The new branch's context no longer holds the second exchange.
     const texts = JSON.stringify(runtime.session.state.messages);
     expect(texts).not.toContain("question two");
@@ -142,6 +146,7 @@ describe("slash commands", () => {
     await app.press(KEYS.up);
     await app.press(KEYS.enter);
     await app.waitForFrame("summarize the branch you leave?");
+    await app.press(KEYS.down);
     await app.press(KEYS.enter);
     const frame = await app.waitForFrame("◇ branch summary");
     await app.settle();

@@ -18,16 +18,20 @@ function shortId(id: string): string {
 }
 
 /**
- * Moves the session to an entry, after asking whether to summarize the branch being left; `editText` goes
- * into the editor once moved (a prompt chosen in /tree, to edit and send again from its parent).
+ * Moves the session to an entry, after asking whether to summarize the branch being left — "no" first, so
+ * Enter moves without a model call; a summary only when chosen. `editText` goes into the editor once moved
+ * (a prompt chosen in /tree, to edit and send again from its parent).
  */
 function chooseSummary(host: CommandHost, entryId: string | null, editText?: string): void {
   const where = entryId === null ? "the start" : shortId(entryId);
   host.openPicker({
     title: `Move to ${where}: summarize the branch you leave?`,
     items: [
-      { key: "summarize", label: "Summarize the branch being left (a branch_summary entry)" },
-      { key: "plain", label: "Move without a summary" },
+      { key: "plain", label: "No: move without a summary" },
+      {
+        key: "summarize",
+        label: "Yes: summarize the branch being left (a model call; a branch_summary entry)",
+      },
     ],
     onSelect: (key) => {
       void navigate(host, entryId, key === "summarize", editText);
