@@ -44,6 +44,33 @@ describe("any model id", { timeout: 60_000 }, () => {
     expect(anthropic.requests[0]?.body).toMatchObject({ model: "some-new-id", max_tokens: 16_384 });
   });
 
+  it("a session resumed with --model says once which limits the chosen model gets, nothing of the model it recorded", async () => {
+    anthropic = await startFakeAnthropicServer([answer("one"), answer("two")]);
+    const box = sandbox();
+    const first = await runArbor(box, [
+      "-p",
+      "hi",
+      ...anthropicFlags(anthropic.url),
+      "--model",
+      "some-new-id",
+    ]);
+    expect(first.code).toBe(0);
+    const resumed = await runArbor(box, [
+      "-c",
+      "-p",
+      "again",
+      ...anthropicFlags(anthropic.url),
+      "--model",
+      "other-new-id",
+    ]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toBe(
+      'arbor: model "other-new-id" is not in the anthropic catalog; using it with a 200,000-token context window ' +
+        'and 16,384 output tokens (set "modelLimits" in settings.json or models.json to change them)\n',
+    );
+    expect(anthropic.requests[1]?.body).toMatchObject({ model: "other-new-id" });
+  });
+
   it("takes limits from settings for any model, built-in ones included, and from models.json", async () => {
     anthropic = await startFakeAnthropicServer([answer("one"), answer("two")]);
     const box = sandbox();

@@ -59,6 +59,16 @@ describe("slash commands", () => {
     expect(frame).toMatch(/◆ compacted: [\d.]+k? → [\d.]+k? tokens, freed [\d.]+k?/);
     expect(bottomOf(app.lastFrame())).toMatch(/last compaction freed [\d.]+k?/);
     runtime.provider.assertDone();
+
+    // After the compaction, the footer's figure is /context's (the system prompt counted in both).
+    const footer = /context .* \(~?([\d.]+k?); compacts at/.exec(bottomOf(app.lastFrame()))?.[1];
+    await app.submit("/context");
+    const report = await app.waitForFrame("compaction above");
+    const total = /context {2}([\d.]+k?) of /.exec(report)?.[1];
+    expect(footer).toBeDefined();
+    expect(total).toBe(footer);
+    expect(runtime.session.contextUsage().anchored).toBe(false);
+    expect(Number.parseFloat(footer!)).toBeGreaterThan(runtime.session.contextUsage().tokens / 1000);
   });
 
   test("/compact while the agent runs is refused with a notice", async () => {
@@ -100,14 +110,18 @@ describe("slash commands", () => {
     await app.press(KEYS.up);
     await app.press(KEYS.up);
     await app.press(KEYS.enter);
-    await app.waitForFrame("summarize the branch you leave?");
-    await app.press(KEYS.down);
+    const question = await app.waitForFrame("summarize the branch you leave?");
+    // Enter takes the first answer: no summary, no model call.
+    expect(question.slice(question.lastIndexOf("summarize the branch you leave?"))).toMatch(
+      /› +No: move without a summary/,
+    );
     await app.press(KEYS.enter);
     const frame = await app.waitForFrame(`moved to ${answerOne!.slice(0, 8)}`);
     await app.settle();
 
     expect(runtime.session.state.leafId).toBe(answerOne);
     expect(frame).not.toContain("◇ branch summary");
+    expect(runtime.provider.calls).toHaveLength(2); // the two answers; no summary was asked for
     // The new branch's context no longer holds the second exchange.
     const texts = JSON.stringify(runtime.session.state.messages);
     expect(texts).not.toContain("question two");
@@ -132,6 +146,7 @@ describe("slash commands", () => {
     await app.press(KEYS.up);
     await app.press(KEYS.enter);
     await app.waitForFrame("summarize the branch you leave?");
+    await app.press(KEYS.down);
     await app.press(KEYS.enter);
     const frame = await app.waitForFrame("◇ branch summary");
     await app.settle();

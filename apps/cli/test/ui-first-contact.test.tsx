@@ -5,7 +5,7 @@
  */
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
-import { formatTokens } from "@arbor/session-view";
+import { formatTokens, sessionContextUsage } from "@arbor/session-view";
 import { describe, expect, test } from "vitest";
 import { bottomOf, createTestRuntime, KEYS, type RenderedApp, renderApp } from "./ui-helpers.js";
 
@@ -38,6 +38,13 @@ describe("first contact: the interactive mode", () => {
     const picker = await app.waitForFrame("Resume a session");
     expect(picker).toContain("plan the parser rewrite");
     expect(picker).not.toContain("(unnamed)");
+    // The fork and the session it was copied from are told apart.
+    const rows = picker.slice(picker.lastIndexOf("Resume a session")).split("\n");
+    const forkRow = rows.find((row) => row.includes(forked.slice(0, 8)));
+    const firstRow = rows.find((row) => row.includes(first.slice(0, 8)) && !row.includes(forked.slice(0, 8)));
+    expect(forkRow).toContain(`(fork of ${first.slice(0, 8)}) plan the parser rewrite`);
+    expect(firstRow).toContain("plan the parser rewrite");
+    expect(firstRow).not.toContain("fork of");
     app.type(first.slice(0, 8));
     await app.waitForFrame(`filter: ${first.slice(0, 8)}`);
     await app.press(KEYS.enter);
@@ -194,8 +201,10 @@ describe("first contact: the interactive mode", () => {
     await app.submit("/compact");
     await app.waitForFrame("◆ compacted:");
     const frame = await app.settle();
-    const after = runtime.session.contextUsage().tokens;
+    // The figure every front end shows (the footer, /context): the messages' estimate and the fixed part.
+    const after = sessionContextUsage(runtime.session).tokens;
     expect(after).toBeLessThan(before);
+    expect(after).toBeGreaterThan(runtime.session.contextUsage().tokens);
     expect(bottomOf(frame)).toMatch(new RegExp(`\\(~?${formatTokens(after)}; compacts at`));
   });
 

@@ -1,7 +1,7 @@
 import { defineTool, Type } from "@arbor/agent-core";
 import { script } from "@arbor/ai-providers/testing";
 import { describe, expect, test } from "vitest";
-import { bottomOf, createTestRuntime, KEYS, renderApp } from "./ui-helpers.js";
+import { bottomOf, createTestRuntime, KEYS, renderApp, tick, waitUntil } from "./ui-helpers.js";
 
 /** A tool that runs until the test lets it finish. */
 function gatedTool() {
@@ -169,5 +169,65 @@ describe("keys of the interactive mode", () => {
     await app.waitForFrame((frame) => bottomOf(frame).includes("› /name second"));
     await app.press(KEYS.down);
     await app.waitForFrame((frame) => bottomOf(frame).includes("Ask anything"));
+  });
+
+  test("keys that arrive in one chunk act as typed one by one: editing keys, Ctrl-U then /quit", async () => {
+    const runtime = await createTestRuntime();
+    const app = renderApp(runtime);
+    app.type("abc\u007f\u007fZ");
+    await app.waitForFrame((frame) => bottomOf(frame).includes("› aZ "));
+    await app.press(KEYS.ctrlC);
+    app.type("abc\u0001Q");
+    await app.waitForFrame((frame) => bottomOf(frame).includes("› Qabc"));
+    await app.press(KEYS.ctrlC);
+    app.type("draft\u0017two words\u0017\u0017x\u0002y");
+    await app.waitForFrame((frame) => bottomOf(frame).includes("› yx"));
+    await app.press(KEYS.ctrlC);
+    app.type("some draft text\u0015/quit\r");
+    await waitUntil(
+      () => app.quit(),
+      () => `the app to quit; last frame:\n${app.lastFrame()}`,
+    );
+    expect(runtime.provider.calls).toHaveLength(0);
+  });
+
+  test("a picker takes the keys of a chunk one by one: / then 'con' and Enter in one chunk", async () => {
+    const runtime = await createTestRuntime();
+    const app = renderApp(runtime);
+    await app.press("/");
+    await app.waitForFrame("type to filter");
+    app.type("con\r");
+    await app.waitForFrame((frame) => bottomOf(frame).includes("› /context "));
+    expect(app.lastFrame()).not.toContain("type to filter");
+  });
+
+  test("a chunk of many keys renders once", async () => {
+    const runtime = await createTestRuntime();
+    const app = renderApp(runtime);
+    await app.waitForFrame("Ask anything");
+    const before = app.frames.length;
+    app.type(`${"x\u007f".repeat(5_000)}done`);
+    await app.waitForFrame((frame) => bottomOf(frame).includes("› done"));
+    await tick();
+    expect(app.frames.length - before).toBe(1);
+  });
+
+  test("a bracketed paste is text (line breaks and tabs kept), and a tab does not break the editor's box", async () => {
+    const runtime = await createTestRuntime({ steps: [script.text("Pasted.")] });
+    const app = renderApp(runtime);
+    app.type("\u001b[200~if (a) {\r\treturn b;\r}\u001b[201~");
+    const frame = await app.waitForFrame((text) => bottomOf(text).includes("return b;"));
+    const box = bottomOf(frame)
+      .split("\n")
+      .filter((line) => /^[│╭╰]/.test(line));
+    expect(box.some((line) => line.includes("│       return b;"))).toBe(true);
+    expect(box.join("\n")).not.toContain("\t");
+    // Every line of the box is as wide as its border.
+    expect(new Set(box.map((line) => line.length)).size).toBe(1);
+    expect(runtime.provider.calls).toHaveLength(0);
+    await app.press(KEYS.enter);
+    await app.waitForFrame("Pasted.");
+    await app.settle();
+    expect(userTexts(runtime.provider.calls[0]!.context)).toEqual(["if (a) {\n\treturn b;\n}"]);
   });
 });

@@ -58,8 +58,7 @@ describe("/tree", () => {
     await app.waitForFrame((frame) => /›.*second prompt/.test(frame));
     await app.press(KEYS.enter);
     await app.waitForFrame("summarize the branch you leave?");
-    await app.press(KEYS.down);
-    await app.press(KEYS.enter);
+    await app.press(KEYS.enter); // the default: no summary
     await app.waitForFrame("the prompt is back in the editor");
     await app.settle();
     expect(runtime.session.state.leafId).toBe(secondPrompt.parentId);

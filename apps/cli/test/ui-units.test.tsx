@@ -17,34 +17,12 @@ import { describe, expect, test } from "vitest";
 import { editorKey } from "../src/ui/components/editor.js";
 import { meterCells } from "../src/ui/components/footer.js";
 import { initialPickerState, pickerKey } from "../src/ui/components/select-list.js";
+import { plainKey } from "../src/ui/key-chunks.js";
 import { IncrementalMarkdown } from "../src/ui/markdown/incremental-markdown.js";
 import { decodeEntities } from "../src/ui/markdown/markdown-view.js";
 
-function key(overrides: Partial<Key> = {}): Key {
-  return {
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...overrides,
-  };
-}
+/** A key as ink gives it, every flag off but `overrides`. */
+const key = plainKey;
 
 describe("the editor buffer", () => {
   test("inserts, deletes and normalizes pasted text", () => {

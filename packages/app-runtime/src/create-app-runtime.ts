@@ -345,7 +345,7 @@ function extensionSetup(
   home: string,
   loaded: ProviderSetup["loaded"],
   settings: ProviderSetup["settings"],
-  setup: (flags: ProviderFlags) => Promise<ProviderSetup>,
+  setup: (flags: ProviderFlags, inSession: boolean) => Promise<ProviderSetup>,
 ): Pick<ProviderSetup, "settings" | "loaded" | "loadById" | "customProviders"> & {
   choice: { explicit: boolean };
 } {
@@ -354,7 +354,7 @@ function extensionSetup(
     loaded,
     customProviders: loadModelsFile(home).providers,
     choice: { explicit: true },
-    loadById: async (providerId) => (await setup({ provider: providerId })).loaded.provider,
+    loadById: async (providerId) => (await setup({ provider: providerId }, true)).loaded.provider,
   };
 }
 
@@ -389,8 +389,9 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     ...(extensionTimeouts === undefined ? {} : { timeouts: extensionTimeouts }),
     warn,
   });
-  const setup = (flags: ProviderFlags | undefined) =>
+  const setup = (flags: ProviderFlags | undefined, inSession = false) =>
     setUpProvider({
+      inSession,
       cwd: options.cwd,
       env: options.env,
       home,
@@ -503,6 +504,8 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         stores: options.stores,
         notice: warn,
         ...(persistent ? { home } : {}),
+        // A model chosen with flags wins over the one a resumed session records: that one is not looked up.
+        ...(choice.explicit ? { model } : {}),
       },
       sessionChoice,
     );

@@ -68,6 +68,11 @@ export interface ProviderChoice {
   source: string;
   /** True when flags chose the provider or model (then it wins over a resumed session's recorded model). */
   explicit: boolean;
+  /**
+   * True when the provider is loaded during a session (`/model other/id`), not at start: advice for a missing
+   * key then names what to do from the session, not a start-up flag.
+   */
+  inSession?: boolean;
 }
 
 /** The flags that choose a provider. */

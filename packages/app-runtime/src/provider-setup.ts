@@ -26,6 +26,8 @@ export interface ProviderSetupOptions {
   record?: string;
   /** The settings, when the caller has loaded them already (default: read from `home` and `cwd`). */
   settings?: LoadedSettings;
+  /** The provider is loaded during a session (`/model other/id`): see `ProviderChoice.inSession`. */
+  inSession?: boolean;
   /**
    * Receives notes for the user (a model that is not in the catalog, with the limits it is used with).
    *
@@ -77,13 +79,14 @@ export async function setUpProvider(options: ProviderSetupOptions): Promise<Prov
     ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
   };
   const choice = await chooseProvider({ flags: options.flags ?? {}, settings, customProviders, env });
+  if (options.inSession === true) choice.inSession = true;
   const loaded = await loadProvider(choice, {
     ...common,
     ...(options.record === undefined ? {} : { record: options.record }),
   });
   const loadById = async (providerId: string) => {
     const other = await chooseProvider({ flags: { provider: providerId }, settings, customProviders, env });
-    return prepareProvider({ ...other, explicit: true }, common);
+    return prepareProvider({ ...other, explicit: true, inSession: true }, common);
   };
   return { settings, customProviders, modelLimits, choice, loaded, loadById };
 }

@@ -175,7 +175,8 @@ function providerLabel(provider: Provider): string {
  * Checks, before any request, that the provider has what it needs to send one (its API key).
  *
  * Contract: sends nothing; throws {@link ArborUserError} (`missing_api_key`) naming `--api-key` and the
- * environment variable to set.
+ * environment variable to set — or, for a provider loaded during a session (`choice.inSession`), what to set
+ * before starting again (no start-up flag, no "(flags)").
  */
 export function checkCredentials(provider: Provider, choice: ProviderChoice, env: Environment): void {
   const needs = provider.credentials;
@@ -184,6 +185,18 @@ export function checkCredentials(provider: Provider, choice: ProviderChoice, env
   const variable = choice.kind === "custom" ? choice.custom?.apiKeyEnv : needs.apiKeyEnv;
   if (variable !== undefined && (env[variable] ?? "").trim() !== "") return;
   const label = providerLabel(provider);
+  if (choice.inSession === true) {
+    const how =
+      variable !== undefined
+        ? `set ${variable} in the environment`
+        : choice.kind === "custom"
+          ? `name the variable that holds it with "apiKeyEnv" for "${provider.id}" in models.json and set it`
+          : `pass --api-key KEY with --provider ${provider.id}`;
+    throw new ArborUserError(
+      "missing_api_key",
+      `No API key for ${label}: ${how}, then start arbor again (\`arbor -c\` continues this session). The model is unchanged.`,
+    );
+  }
   const where =
     variable !== undefined
       ? `set ${variable} in the environment, or pass --api-key KEY`

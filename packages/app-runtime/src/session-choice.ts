@@ -6,6 +6,7 @@
  * A resumed session's recovery files (what a failed save could not store) are applied before it opens
  * (`applyPendingRecovery`): the run never starts on a session that lacks what ran.
  */
+import type { Model } from "@arbor/ai-providers";
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
 import { Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import { ArborUserError } from "./errors.js";
@@ -48,6 +49,16 @@ export interface SessionChoiceInput {
    * sessions a store never held). Without it, none are looked for.
    */
   home?: string;
+  /**
+   * The model the user chose for this run (`--model`, `--provider`): a session opened continues with it; the
+   * model its entries record is neither resolved nor warned about.
+   */
+  model?: Model;
+}
+
+/** The harness's options for opening a session: the model the user chose, if any. */
+function modelOf(context: SessionChoiceInput): { model?: Model } {
+  return context.model === undefined ? {} : { model: context.model };
 }
 
 /** The error for a session file outside the store, saying how to use it. */
@@ -107,7 +118,7 @@ async function forkSession(context: SessionChoiceInput, reference: string): Prom
   });
   try {
     if (!resolved.external && resolved.store === context.store) {
-      const source = await context.harness.openSession(resolved.sessionId);
+      const source = await context.harness.openSession(resolved.sessionId, modelOf(context));
       const leafId = source.session.leafId;
       if (leafId === null) {
         await source.close();
@@ -121,7 +132,7 @@ async function forkSession(context: SessionChoiceInput, reference: string): Prom
       return fork;
     }
     const id = await copyBranch(resolved, context.store, context.cwd);
-    return await context.harness.openSession(id);
+    return await context.harness.openSession(id, modelOf(context));
   } finally {
     await resolved.release();
   }
@@ -147,7 +158,7 @@ async function openResumed(context: SessionChoiceInput, sessionId: string): Prom
   await takeWriterLease(context.store, sessionId);
   if (context.home !== undefined)
     await applyPendingRecovery(context.store, context.home, sessionId, context.notice);
-  return context.harness.openSession(sessionId);
+  return context.harness.openSession(sessionId, modelOf(context));
 }
 
 /**
@@ -210,7 +221,7 @@ export async function startSession(
           // Another process created it meanwhile: open that one (its lease then decides who writes).
           if ((created as { code?: unknown }).code !== "session_exists") throw created;
           await takeWriterLease(store, choice.reference);
-          return await harness.openSession(choice.reference);
+          return await harness.openSession(choice.reference, modelOf(context));
         }
       }
     }

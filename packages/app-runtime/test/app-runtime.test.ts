@@ -91,6 +91,37 @@ describe("createAppRuntime", () => {
     }
   });
 
+  it("a provider without its key, loaded during a session, says what to set there (no start-up flags)", async () => {
+    const keyed: ProviderFactories = {
+      ...providers,
+      openai: async () => ({
+        createOpenAIProvider: () =>
+          Object.assign(createScriptedProvider([], { id: "openai", model: { id: "gpt-5.5" } }), {
+            credentials: { requiresApiKey: true, apiKeyEnv: "OPENAI_API_KEY" },
+          }),
+      }),
+    };
+    const runtime = await createAppRuntime(options({ persistent: false, providers: keyed, env: {} }));
+    try {
+      const failure = runtime.loadModel("openai/gpt-5.5");
+      await expect(failure).rejects.toThrow(
+        "No API key for OpenAI: set OPENAI_API_KEY in the environment, then start arbor again (`arbor -c` continues this session). The model is unchanged.",
+      );
+      await expect(failure).rejects.not.toThrow(/flags|--api-key/);
+      expect(runtime.model).toMatchObject({ provider: "scripted" });
+    } finally {
+      await runtime.dispose();
+    }
+    // At start, the same provider's error names the flag and where the choice came from.
+    await expect(
+      createAppRuntime(
+        options({ persistent: false, providers: keyed, env: {}, flags: { provider: "openai" } }),
+      ),
+    ).rejects.toThrow(
+      "No API key for OpenAI (flags): set OPENAI_API_KEY in the environment, or pass --api-key KEY.",
+    );
+  });
+
   it("exports through the app's exporters, privately, and refuses a format without one", async () => {
     const given = options({
       persistent: false,

@@ -129,12 +129,13 @@ export class HarnessSession {
     session: Session,
     origin: "new" | "open",
     openSessions: OpenSessions,
+    model?: Model,
   ): Promise<HarnessSession> {
     let created: HarnessSession | undefined;
     // A page of recall fits the session's tool-output budget (asked at each call, for the model then in use).
     const recallMaxBytes = () =>
       created === undefined ? undefined : toolOutputChars(created.context.budget().toolOutputTokens);
-    const start = await restoreSessionState(runtime, session, origin, recallMaxBytes);
+    const start = await restoreSessionState(runtime, session, origin, recallMaxBytes, model);
     const harness = new HarnessSession(runtime, session, start.resources, start, openSessions);
     created = harness;
     openSessions.set(harness.id, harness);

@@ -9,6 +9,12 @@ import type { HarnessHookHandler, HarnessHookName } from "./hooks.js";
 import { type ModelSources, resolveModelReference } from "./models.js";
 import { resolveHarnessSettings } from "./settings.js";
 
+/** Options of `AgentHarness.openSession()`. */
+export interface OpenSessionOptions {
+  /** The model to continue with instead of the one the session's entries record. */
+  model?: Model;
+}
+
 /** Options of `AgentHarness.newSession()`. */
 export interface NewSessionOptions {
   /** The working directory (default: the harness's `cwd`). Resources are loaded from it. */
@@ -68,14 +74,17 @@ export class AgentHarness {
    * Opens a stored session and starts it where it was left: its context rebuilt from the entries (docs/session-format.md), with the model, thinking level and tools they record. A session already open in this harness
    * is returned as it is.
    *
+   * `options.model` overrides the model the entries record (the user chose one for this run): the recorded
+   * one is then neither resolved nor warned about; the change is not recorded until `setModel`.
+   *
    * Contract: rejects with the store's `SessionNotFoundError`, `SessionCorruptError`, and
    * `UnsupportedSessionVersionError` (migrate version 1 and 2 files first).
    */
-  async openSession(sessionId: string): Promise<HarnessSession> {
+  async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<HarnessSession> {
     const existing = this.open.get(sessionId);
     if (existing !== undefined) return existing;
     const session = await Session.open(this.runtime.store, sessionId, { now: this.runtime.now });
-    return this.adopt(session, "open");
+    return HarnessSession.start(this.runtime, session, "open", this.open, options.model);
   }
 
   /**

@@ -32,7 +32,7 @@ export type {
   HarnessListener,
   SaveReason,
 } from "./events.js";
-export { AgentHarness, createHarness, type NewSessionOptions } from "./harness.js";
+export { AgentHarness, createHarness, type NewSessionOptions, type OpenSessionOptions } from "./harness.js";
 export type { HarnessOptions, SummarizerOptions } from "./harness-options.js";
 export { HarnessSession } from "./harness-session.js";
 export { HookRegistry, isHookName } from "./hook-registry.js";

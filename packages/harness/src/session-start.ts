@@ -26,7 +26,7 @@ export interface SessionStartState {
  * tools: a new session takes the harness's defaults (and records the model and thinking level); an opened one
  * takes what its entries record on the current path (docs/reference/harness.md, `deriveSessionContextState`) —
  * when a recorded model does not resolve or a recorded tool is unknown, the default is used and a warning
- * says so. The `recall` tool it adds bounds each result by `recallMaxBytes` too (the session's tool-output
+ * says so; `modelOverride` (a model the user chose for this run) replaces the recorded model, unresolved. The `recall` tool it adds bounds each result by `recallMaxBytes` too (the session's tool-output
  * budget in characters) when given.
  */
 export async function restoreSessionState(
@@ -34,6 +34,7 @@ export async function restoreSessionState(
   session: Session,
   origin: "new" | "open",
   recallMaxBytes?: () => number | undefined,
+  modelOverride?: Model,
 ): Promise<SessionStartState> {
   const resources = (await runtime.resources?.load(session.cwd)) ?? emptyHarnessResources();
   const tools = [...runtime.tools];
@@ -58,7 +59,8 @@ export async function restoreSessionState(
   }
 
   const context = session.buildContext();
-  if (context.model !== undefined) {
+  if (modelOverride !== undefined) model = modelOverride;
+  else if (context.model !== undefined) {
     const reference = modelReference({ provider: context.model.provider, id: context.model.modelId });
     const recorded =
       reference === modelReference(model) ? model : tryResolveModel(reference, runtime.modelSources);

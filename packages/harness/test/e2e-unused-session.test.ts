@@ -56,4 +56,24 @@ describe.each(STORE_KINDS)("a new session's first entries wait for its first use
     const types = (await storedEntries(fixture.store, session.id)).map((entry) => entry.type);
     expect(types).toEqual(["model_change", "thinking_level_change", "session_info"]);
   });
+
+  it("a session opened with a model continues with it: the recorded one is not looked up or warned about", async () => {
+    const { harness } = createTestHarness(fixture, {
+      steps: [script.text("Hello.")],
+      model: { id: "old-model" },
+    });
+    const session = await harness.newSession();
+    await session.prompt("Hi");
+    await session.close();
+    await fixture.reopen();
+    // A harness whose models do not include the recorded one: a plain open falls back with a warning.
+    const { harness: again, provider } = createTestHarness(fixture, { model: { id: "new-model" } });
+    const plain = await again.openSession(session.id);
+    expect(plain.warnings.join("\n")).toContain('"scripted/old-model" is not known here');
+    await plain.close();
+    const chosen = await again.openSession(session.id, { model: provider.model });
+    expect(chosen.state.model.id).toBe("new-model");
+    expect(chosen.warnings.join("\n")).not.toContain("not known here");
+    await chosen.close();
+  });
 });

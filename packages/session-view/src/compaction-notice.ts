@@ -12,7 +12,7 @@ export type CompactionOutcomeWords = Pick<HarnessCompactionOutcome, "kind" | "me
 
 /** The meter's figures: the context's size, the window and the threshold (a `ContextBreakdown` has them). */
 export interface ContextMeterReading {
-  /** The context's size as the meter shows it (a breakdown's `total`, or `contextUsage().tokens`). */
+  /** The context's size as the meter shows it (a breakdown's `total`, or `sessionContextUsage().tokens`). */
   readonly tokens: number;
   readonly contextWindow: number;
   /** Automatic compaction runs above this many tokens. */

@@ -41,7 +41,8 @@ export interface ContextBreakdownInput {
   /**
    * The harness's estimate (`contextUsage()`): when `anchored` (it rests on the usage a provider reported,
    * which counts the system prompt and the tools) its `tokens` is the total; otherwise it counts the
-   * messages only, and the total is the sum of the rows. Default: the sum of the rows.
+   * messages only, and the total adds the system prompt and tools rows ({@link shownContextTokens}).
+   * Default: the sum of the rows.
    */
   readonly usage?: { readonly tokens: number; readonly anchored: boolean };
   readonly contextWindow: number;
@@ -55,12 +56,44 @@ export interface ContextBreakdown {
   readonly categories: ContextCategory[];
   /** The sum of the categories' estimates. */
   readonly estimated: number;
-  /** The context size: the anchored usage's tokens, else `estimated`. */
+  /** The context size: {@link shownContextTokens} of `usage` (without `usage`: `estimated`). */
   readonly total: number;
   readonly contextWindow: number;
   readonly compactionThreshold: number;
   /** `total / contextWindow` in percent. */
   readonly percent: number;
+}
+
+/**
+ * The context's size as every front end shows it (the footer's meter, `/context`, the demo's meter): the
+ * harness's usage when `anchored` (a provider's reported usage counts the system prompt and the tools), else
+ * its estimate of the messages plus `fixedTokens`, the estimate of the system prompt and tool definitions
+ * that every call sends — so the figure does not drop by the fixed part after a compaction.
+ *
+ * Contract: pure.
+ */
+export function shownContextTokens(
+  usage: { readonly tokens: number; readonly anchored: boolean },
+  fixedTokens: number,
+): number {
+  return usage.anchored ? usage.tokens : usage.tokens + fixedTokens;
+}
+
+/**
+ * The estimated tokens of what every call sends besides the messages: the system prompt and the tool
+ * definitions (as {@link contextBreakdown} counts them).
+ *
+ * Contract: pure.
+ */
+export function fixedContextTokens(
+  systemPrompt: string,
+  tools: readonly { name: string; description: string; parameters: unknown }[],
+): { systemPrompt: number; tools: number } {
+  const schemas = tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  return {
+    systemPrompt: tokensOfChars(systemPrompt.length),
+    tools: tools.length === 0 ? 0 : tokensOfChars(JSON.stringify(schemas).length),
+  };
 }
 
 function plural(count: number, word: string): string {
@@ -77,13 +110,9 @@ export function contextBreakdown(input: ContextBreakdownInput): ContextBreakdown
   const push = (category: ContextCategory) => {
     if (category.tokens > 0) categories.push(category);
   };
-  push({ kind: "systemPrompt", label: "system prompt", tokens: tokensOfChars(input.systemPrompt.length) });
-  const schemas = input.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
-  push({
-    kind: "tools",
-    label: plural(input.tools.length, "tools"),
-    tokens: input.tools.length === 0 ? 0 : tokensOfChars(JSON.stringify(schemas).length),
-  });
+  const fixed = fixedContextTokens(input.systemPrompt, input.tools);
+  push({ kind: "systemPrompt", label: "system prompt", tokens: fixed.systemPrompt });
+  push({ kind: "tools", label: plural(input.tools.length, "tools"), tokens: fixed.tools });
   let messages = 0;
   let messageCount = 0;
   let results = 0;
@@ -121,7 +150,8 @@ export function contextBreakdown(input: ContextBreakdownInput): ContextBreakdown
   push({ kind: "messages", label: plural(messageCount, "messages"), tokens: messages });
   push({ kind: "toolResults", label: plural(resultCount, "tool results"), tokens: results });
   const estimated = categories.reduce((sum, category) => sum + category.tokens, 0);
-  const total = input.usage?.anchored === true ? input.usage.tokens : estimated;
+  const total =
+    input.usage === undefined ? estimated : shownContextTokens(input.usage, fixed.systemPrompt + fixed.tools);
   return {
     categories,
     estimated,

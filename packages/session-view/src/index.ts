@@ -19,6 +19,8 @@ export {
   type ContextCategory,
   type ContextCategoryKind,
   contextBreakdown,
+  fixedContextTokens,
+  shownContextTokens,
 } from "./context-breakdown.js";
 export { type EntryTextOptions, entryTextLines } from "./entry-text.js";
 export {
@@ -58,7 +60,7 @@ export {
   type ProtocolEventType,
 } from "./protocol-events.js";
 export { isRetriedFailure, type PrunedTree, withoutRetriedFailures } from "./retried-failures.js";
-export { sessionContextBreakdown } from "./session-context.js";
+export { sessionContextBreakdown, sessionContextUsage } from "./session-context.js";
 export {
   type GraphNode,
   type GraphNodeKind,

@@ -3,8 +3,44 @@
  * model call sends — its system prompt, its active tools, the messages of its current branch — and the
  * harness's own usage estimate, window and threshold. The CLI's `/context` and the web demo's meter show it.
  */
-import type { HarnessSession } from "@arbor/harness";
-import { type ContextBreakdown, contextBreakdown } from "./context-breakdown.js";
+import type { ContextUsage, HarnessSession } from "@arbor/harness";
+import {
+  type ContextBreakdown,
+  contextBreakdown,
+  fixedContextTokens,
+  shownContextTokens,
+} from "./context-breakdown.js";
+
+/** The fixed part of the last session asked about, kept while its system prompt and tools are the same. */
+let fixedCache: { systemPrompt: string; tools: readonly unknown[]; tokens: number } | undefined;
+
+function fixedTokensOf(session: HarnessSession): number {
+  const systemPrompt = session.state.systemPrompt;
+  const tools = session.activeTools;
+  if (fixedCache?.systemPrompt !== systemPrompt || fixedCache.tools !== tools) {
+    const fixed = fixedContextTokens(systemPrompt, tools);
+    fixedCache = { systemPrompt, tools, tokens: fixed.systemPrompt + fixed.tools };
+  }
+  return fixedCache.tokens;
+}
+
+/**
+ * The session's context usage as the front ends show it: the harness's `contextUsage()` with its tokens
+ * (and percent) as {@link shownContextTokens} counts them — the same figure as
+ * {@link sessionContextBreakdown}'s `total`.
+ *
+ * Contract: reads only; O(messages after the last reported usage), like `contextUsage()`.
+ */
+export function sessionContextUsage(session: HarnessSession): ContextUsage {
+  const usage = session.contextUsage();
+  if (usage.anchored) return usage;
+  const tokens = shownContextTokens(usage, fixedTokensOf(session));
+  return {
+    ...usage,
+    tokens,
+    percent: usage.contextWindow > 0 ? (tokens / usage.contextWindow) * 100 : 0,
+  };
+}
 
 /**
  * What fills the context of `session`'s next model call, by category.

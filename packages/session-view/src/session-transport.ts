@@ -9,6 +9,7 @@ import type { ContextUsage, HarnessPhase, HarnessSession } from "@arbor/harness"
 import { EventEncoder } from "./event-encoder.js";
 import { errorText } from "./format.js";
 import type { ProtocolEvent } from "./protocol-events.js";
+import { sessionContextUsage } from "./session-context.js";
 import type { ViewMessage } from "./transcript-items.js";
 import { sessionUsageTotals, type UsageTotals, usageOfEntry } from "./usage-totals.js";
 
@@ -80,7 +81,7 @@ export interface HarnessTransport extends SessionTransport {
 /** The session's context usage, or undefined when it cannot be computed. */
 export function contextOf(session: HarnessSession): ContextUsage | undefined {
   try {
-    return session.contextUsage();
+    return sessionContextUsage(session);
   } catch {
     return undefined;
   }

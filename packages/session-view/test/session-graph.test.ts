@@ -1,6 +1,6 @@
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import { describe, expect, test } from "vitest";
-import { contextBreakdown, sessionGraph } from "../src/index.js";
+import { contextBreakdown, sessionGraph, shownContextTokens } from "../src/index.js";
 import { assistantMessage } from "./helpers.js";
 
 /** A chain of `pairs` user/assistant pairs. Returns the ids in order. */
@@ -120,8 +120,16 @@ describe("contextBreakdown", () => {
       compactionThreshold: 800,
     };
     expect(contextBreakdown({ ...input, usage: { tokens: 700, anchored: true } }).total).toBe(700);
-    expect(contextBreakdown({ ...input, usage: { tokens: 5, anchored: false } }).total).toBe(
-      contextBreakdown(input).estimated,
+    // An estimate of the messages alone gets the system prompt and the tools added (none here).
+    expect(contextBreakdown({ ...input, usage: { tokens: 5, anchored: false } }).total).toBe(5);
+    const fixed = {
+      systemPrompt: "s".repeat(40),
+      tools: [{ name: "read", description: "reads", parameters: {} }],
+    };
+    const withFixed = contextBreakdown({ ...input, ...fixed, usage: { tokens: 5, anchored: false } });
+    expect(withFixed.total).toBe(5 + withFixed.categories[0]!.tokens + withFixed.categories[1]!.tokens);
+    expect(withFixed.total).toBe(
+      shownContextTokens({ tokens: 5, anchored: false }, 10 + withFixed.categories[1]!.tokens),
     );
   });
 });

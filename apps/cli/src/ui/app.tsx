@@ -14,12 +14,13 @@ import {
   type EditorBuffer,
   expandPastes,
   InteractiveController,
+  insertText,
   type Picker,
   replaceText,
   submitted,
 } from "@arbor/app-runtime/input";
 import { contentText, type SessionViewModel } from "@arbor/session-view";
-import { Box, type Key, useApp, useInput } from "ink";
+import { Box, type Key, useApp } from "ink";
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, editorKey } from "./components/editor.js";
 import { Footer } from "./components/footer.js";
@@ -32,8 +33,10 @@ import {
   usePickerSize,
 } from "./components/select-list.js";
 import { Transcript } from "./components/transcript.js";
+import type { TerminalKey } from "./key-chunks.js";
 import { type Theme, ThemeProvider } from "./theme.js";
 import { useLive } from "./use-session-view.js";
+import { useTerminalKeys } from "./use-terminal-keys.js";
 
 /** Props of {@link App}. */
 export interface AppProps {
@@ -85,13 +88,15 @@ export function App(props: AppProps): ReactNode {
   const live = useLive(store);
   const pickerRows = usePickerSize().rows;
 
+  // While a chunk of keys is applied, the refs change and the state is set once at its end.
+  const inChunk = useRef(false);
   const setBuffer = (next: EditorBuffer) => {
     bufferRef.current = next;
-    setBufferState(next);
+    if (!inChunk.current) setBufferState(next);
   };
   const setOverlay = (next: { picker: Picker; state: PickerState } | undefined) => {
     overlayRef.current = next;
-    setOverlayState(next);
+    if (!inChunk.current) setOverlayState(next);
   };
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the controller lives as long as the app
@@ -158,42 +163,65 @@ export function App(props: AppProps): ReactNode {
     return false;
   };
 
-  useInput((input, key) => {
+  // One chunk of keys is applied in order to the refs; what changed renders once, at the end.
+  const applyKey = (terminalKey: TerminalKey, rest: TerminalKey[]) => {
+    const { input, key } = terminalKey;
+    const open = overlayRef.current;
+    if (open !== undefined) {
+      // A picker takes typed text a letter at a time (a letter may be one of its actions, or choose).
+      if (terminalKey.paste === undefined && input.length > 1 && !key.ctrl && !key.meta) {
+        rest.unshift(...[...input].map((letter) => ({ input: letter, key })));
+        return;
+      }
+      const typed = terminalKey.paste ? input.replace(/\s+/g, " ") : input;
+      const result = pickerKey(open.picker, open.state, typed, key, pickerRows);
+      if (result.kind === "state") {
+        if (result.state !== open.state) setOverlay({ picker: open.picker, state: result.state });
+        return;
+      }
+      if (result.kind === "action") return result.run();
+      setOverlay(undefined);
+      if (result.kind === "choose") open.picker.onSelect(result.key);
+      return;
+    }
+    if (globalKey(input, key)) return;
+    if (terminalKey.paste) return setBuffer(insertText(bufferRef.current, input));
+    if (input === "/" && bufferRef.current.text === "" && !key.ctrl && !key.meta) {
+      setBuffer(replaceText(bufferRef.current, "/"));
+      return controller.openPicker(commandMenu(controller));
+    }
+    const result = editorKey(bufferRef.current, input, key);
+    if (result.submit !== undefined) {
+      const text = expandPastes(result.buffer);
+      if (controller.submit(text, result.submit)) {
+        store.setHint(undefined);
+        setBuffer(submitted(bufferRef.current, text));
+      }
+      return;
+    }
+    if (result.complete === true) {
+      const completed = controller.complete(result.buffer.text);
+      if (completed !== undefined) setBuffer(replaceText(result.buffer, completed));
+      return;
+    }
+    if (result.buffer !== bufferRef.current) setBuffer(result.buffer);
+  };
+
+  useTerminalKeys((keys) => {
+    const queue = [...keys];
+    inChunk.current = true;
     try {
-      const open = overlayRef.current;
-      if (open !== undefined) {
-        const result = pickerKey(open.picker, open.state, input, key, pickerRows);
-        if (result.kind === "state") {
-          if (result.state !== open.state) setOverlay({ picker: open.picker, state: result.state });
-          return;
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        try {
+          applyKey(next, queue);
+        } catch (error) {
+          store.notice("error", error instanceof Error ? error.message : String(error));
         }
-        if (result.kind === "action") return result.run();
-        setOverlay(undefined);
-        if (result.kind === "choose") open.picker.onSelect(result.key);
-        return;
       }
-      if (globalKey(input, key)) return;
-      if (input === "/" && bufferRef.current.text === "" && !key.ctrl && !key.meta) {
-        setBuffer(replaceText(bufferRef.current, "/"));
-        return controller.openPicker(commandMenu(controller));
-      }
-      const result = editorKey(bufferRef.current, input, key);
-      if (result.submit !== undefined) {
-        const text = expandPastes(result.buffer);
-        if (controller.submit(text, result.submit)) {
-          store.setHint(undefined);
-          setBuffer(submitted(bufferRef.current, text));
-        }
-        return;
-      }
-      if (result.complete === true) {
-        const completed = controller.complete(result.buffer.text);
-        if (completed !== undefined) setBuffer(replaceText(result.buffer, completed));
-        return;
-      }
-      if (result.buffer !== bufferRef.current) setBuffer(result.buffer);
-    } catch (error) {
-      store.notice("error", error instanceof Error ? error.message : String(error));
+    } finally {
+      inChunk.current = false;
+      setBufferState(bufferRef.current);
+      setOverlayState(overlayRef.current);
     }
   });
 

@@ -9,6 +9,7 @@ import type { AppRuntime } from "@arbor/app-runtime";
 import type { InteractiveController } from "@arbor/app-runtime/input";
 import { render } from "ink";
 import { App } from "./app.js";
+import { enableBracketedPaste } from "./bracketed-paste.js";
 import { colorWanted, createTheme } from "./theme.js";
 import { createSessionView } from "./use-session-view.js";
 
@@ -38,7 +39,8 @@ export interface RunInteractiveOptions {
  *
  * Contract: resolves 0 after a quit, with the session idle (a run in flight is aborted and its pending
  * writes saved); resolves 1 without drawing anything when `stdin` is not a terminal. The runtime stays
- * open: disposing it is the caller's job.
+ * open: disposing it is the caller's job. Bracketed paste is on while the UI runs and off after it, on
+ * every way out.
  */
 export async function runInteractive(
   runtime: AppRuntime,
@@ -64,6 +66,7 @@ export async function runInteractive(
     ],
   });
   store.attach(session);
+  const bracketedPasteOff = enableBracketedPaste(stdout);
   const instance = render(
     <App
       runtime={runtime}
@@ -86,6 +89,7 @@ export async function runInteractive(
   } finally {
     store.detach();
     instance.cleanup();
+    bracketedPasteOff();
   }
   return 0;
 }

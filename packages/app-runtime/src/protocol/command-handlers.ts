@@ -4,6 +4,7 @@
  * (`rpc-server.ts`) and the demo server call it; every handler is a call of an `AppRuntime` operation or
  * of the harness session, so the busy guard, hooks and events are the same in every front end.
  */
+import { sessionContextUsage } from "@arbor/session-view";
 import type { AppRuntime } from "../app-runtime.js";
 import { parseCommandLine } from "../commands/command-line.js";
 import { runProtocolSlashCommand } from "../commands/protocol-command-host.js";
@@ -41,7 +42,7 @@ type Handlers = {
 export function sessionState(runtime: AppRuntime): SessionStateResult {
   const session = runtime.session;
   const state = session.state;
-  const usage = session.contextUsage();
+  const usage = sessionContextUsage(session);
   return {
     sessionId: session.id,
     ...(runtime.sessionFile === undefined ? {} : { file: runtime.sessionFile }),

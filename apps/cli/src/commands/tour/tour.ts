@@ -21,7 +21,7 @@ import {
   TOUR_PROMPTS,
 } from "@arbor/app-runtime/demo";
 import type { HarnessSession } from "@arbor/harness";
-import { formatCount, harnessTransport, treeTextLines } from "@arbor/session-view";
+import { formatCount, harnessTransport, sessionContextUsage, treeTextLines } from "@arbor/session-view";
 import { STORE_FACTORIES } from "../../factories.js";
 import type { CliIo } from "../../io.js";
 import { createStyle, type Style } from "./style.js";
@@ -39,7 +39,7 @@ export interface TourOptions {
 }
 
 function usageLine(session: HarnessSession, style: Style): string {
-  const usage = session.contextUsage();
+  const usage = sessionContextUsage(session);
   return style.dim(
     `  context: ${formatCount(usage.tokens)} of ${formatCount(usage.contextWindow)} tokens (${Math.round(usage.percent)} %; compaction above ${formatCount(usage.compactionThreshold)})`,
   );

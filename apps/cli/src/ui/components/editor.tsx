@@ -27,7 +27,8 @@ import type { ReactNode } from "react";
 import { useTheme } from "../theme.js";
 
 /**
- * The next buffer after a key, or `submit` when the key sends the text. Esc and Ctrl-C are not handled here.
+ * The next buffer after one key, or `submit` when the key sends the text. Esc and Ctrl-C are not handled
+ * here. A chunk of several keys is split first (`splitChunk` in ../key-chunks.ts); a paste is inserted as text.
  *
  * Contract: pure.
  */
@@ -37,11 +38,6 @@ export function editorKey(
   key: Key,
 ): { buffer: EditorBuffer; submit?: SubmitKind; complete?: boolean } {
   if (key.escape || (key.ctrl && input === "c")) return { buffer };
-  // Typing that reaches us in one chunk with its Enter ("hello\r", from a fast typist or a slow app): the text,
-  // then Enter. A chunk with several line breaks is a paste; its line breaks stay text.
-  if (!key.return && input.length > 1 && input.endsWith("\r") && !/[\r\n]/.test(input.slice(0, -1))) {
-    return { buffer: insertText(buffer, input.slice(0, -1)), submit: "enter" };
-  }
   if (key.return) {
     if (key.meta) return { buffer, submit: "followUp" };
     if (buffer.text.slice(0, buffer.cursor).endsWith("\\")) {
@@ -96,6 +92,14 @@ export interface EditorViewProps {
   busy: boolean;
 }
 
+/** What a tab shows as in the editor: a terminal moves a tab to its next stop, which ink cannot measure. */
+const TAB_SPACES = "    ";
+
+/** `text` as shown: each tab as {@link TAB_SPACES} (the text sent keeps its tabs). */
+export function withTabsAsSpaces(text: string): string {
+  return text.includes("\t") ? text.replaceAll("\t", TAB_SPACES) : text;
+}
+
 function placeholderOf(busy: boolean): string {
   return busy
     ? "Enter: steer the agent · Alt+Enter: queue a follow-up · Esc: stop"
@@ -119,18 +123,20 @@ export function EditorView(props: EditorViewProps): ReactNode {
     const prefix = index === 0 ? "› " : "  ";
     const hasCursor = props.active && buffer.cursor >= start && buffer.cursor <= start + line.length;
     const column = buffer.cursor - start;
+    const under = line[column] ?? " ";
     return (
       // biome-ignore lint/suspicious/noArrayIndexKey: editor lines are identified by their position
       <Text key={index}>
         <Text color={promptColor}>{prefix}</Text>
         {hasCursor ? (
           <>
-            {line.slice(0, column)}
-            <Text inverse>{line[column] ?? " "}</Text>
-            {line.slice(column + 1)}
+            {withTabsAsSpaces(line.slice(0, column))}
+            <Text inverse>{under === "\t" ? " " : under}</Text>
+            {under === "\t" ? TAB_SPACES.slice(1) : ""}
+            {withTabsAsSpaces(line.slice(column + 1))}
           </>
         ) : (
-          line
+          withTabsAsSpaces(line)
         )}
       </Text>
     );

@@ -18,16 +18,20 @@ function shortId(id: string): string {
 }
 
 /**
- * Moves the session to an entry, after asking whether to summarize the branch being left; `editText` goes
- * into the editor once moved (a prompt chosen in /tree, to edit and send again from its parent).
+ * Moves the session to an entry, after asking whether to summarize the branch being left — "no" first, so
+ * Enter moves without a model call; a summary only when chosen. `editText` goes into the editor once moved
+ * (a prompt chosen in /tree, to edit and send again from its parent).
  */
 function chooseSummary(host: CommandHost, entryId: string | null, editText?: string): void {
   const where = entryId === null ? "the start" : shortId(entryId);
   host.openPicker({
     title: `Move to ${where}: summarize the branch you leave?`,
     items: [
-      { key: "summarize", label: "Summarize the branch being left (a branch_summary entry)" },
-      { key: "plain", label: "Move without a summary" },
+      { key: "plain", label: "No: move without a summary" },
+      {
+        key: "summarize",
+        label: "Yes: summarize the branch being left (a model call; a branch_summary entry)",
+      },
     ],
     onSelect: (key) => {
       void navigate(host, entryId, key === "summarize", editText);
@@ -163,10 +167,24 @@ export const forkCommand: SlashCommandSpec = {
   },
 };
 
-function sessionLabel(summary: SessionSummary, currentId: string): string {
+/**
+ * A session's row in the /resume picker: id, time, name (or first prompt), messages; a fork says whose
+ * (`(fork of 1a2b3c4d "name")`), so it can be told from the session it was copied from.
+ */
+function sessionLabel(
+  summary: SessionSummary,
+  currentId: string,
+  byId: ReadonlyMap<string, SessionSummary>,
+): string {
   const name = summary.name ?? summary.firstMessage?.replace(/\s+/g, " ").trim() ?? "(no prompt yet)";
   const when = summary.updatedAt.replace("T", " ").slice(0, 16);
-  return `${shortId(summary.id)}  ${when}  ${name}  · ${summary.messageCount} messages${summary.id === currentId ? " (current)" : ""}`;
+  const parent = summary.parentSession;
+  const parentName = parent === undefined ? undefined : byId.get(parent)?.name;
+  const fork =
+    parent === undefined
+      ? ""
+      : `(fork of ${shortId(parent)}${parentName === undefined ? "" : ` "${parentName}"`}) `;
+  return `${shortId(summary.id)}  ${when}  ${fork}${name}  · ${summary.messageCount} messages${summary.id === currentId ? " (current)" : ""}`;
 }
 
 async function open(host: CommandHost, reference: string): Promise<void> {
@@ -195,11 +213,12 @@ export const resumeCommand: SlashCommandSpec = {
     const sessions = (await host.runtime.listSessions({ limit: 100 })).filter(
       (summary) => summary.messageCount > 0 || summary.id === currentId,
     );
+    const byId = new Map(sessions.map((summary) => [summary.id, summary]));
     host.openPicker({
       title: "Resume a session",
       items: sessions.map((summary) => ({
         key: summary.id,
-        label: sessionLabel(summary, currentId),
+        label: sessionLabel(summary, currentId, byId),
         current: summary.id === currentId,
       })),
       filterable: true,
