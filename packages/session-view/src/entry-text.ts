@@ -6,6 +6,7 @@
 import type { EntryPart, EntryView } from "./entry-view.js";
 import { clipText, formatCount, formatTimestamp, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
+import { diffCounts, diffTextLines } from "./tool-diff.js";
 
 /** Options of {@link entryTextLines}. */
 export interface EntryTextOptions {
@@ -27,6 +28,7 @@ const LIMITS: Record<EntryPart["kind"], { lines: number; chars: number }> = {
   image: { lines: 1, chars: 200 },
   output: { lines: 12, chars: 2_000 },
   summary: { lines: 24, chars: 3_000 },
+  diff: { lines: 40, chars: 8_000 },
   data: { lines: 1, chars: 400 },
 };
 
@@ -82,6 +84,11 @@ function partLines(part: EntryPart, full: boolean): string[] {
     }
     case "summary":
       return limitedLines(part.text, limit);
+    case "diff":
+      return [
+        `diff ${part.diff.path} (${diffCounts(part.diff)})`,
+        ...diffTextLines(part.diff, full ? {} : { max: LIMITS.diff.lines }),
+      ];
     case "data":
       return full
         ? safeJson(part.value, 2).split("\n")

@@ -26,6 +26,7 @@ export {
   type EntryKind,
   type EntryPart,
   type EntryView,
+  type EntryViewOptions,
   previewView,
   viewEntry,
 } from "./entry-view.js";
@@ -77,11 +78,35 @@ export {
 } from "./session-transport.js";
 export { type AttachOptions, SessionViewModel, type SessionViewModelOptions } from "./session-view-model.js";
 export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
+export { toolCallFinder } from "./tool-call-finder.js";
 export { type ToolArgumentStyle, type ToolCallLineOptions, toolCallLine } from "./tool-call-line.js";
 export {
+  type DiffRow,
+  type DiffRows,
+  diffCounts,
+  diffRows,
+  diffTextLines,
+  isFileChangeTool,
+  MAX_DIFF_LINES,
+  type ParsedDiff,
+  parseDiffText,
+  type ToolDiff,
+  type ToolDiffCall,
+  type ToolDiffHunk,
+  type ToolDiffLine,
+  type ToolDiffLineKind,
+  type ToolDiffResult,
+  toolDiff,
+} from "./tool-diff.js";
+export {
   type AssistantBlock,
+  diffLine,
+  EXPANDED_OUTPUT_LINES,
+  isCutToolItem,
   itemsOfMessage,
   type NoticeLevel,
+  TOOL_DIFF_ROWS,
+  TOOL_OUTPUT_LINES,
   type ToolCallInfo,
   type TranscriptItem,
   type TranscriptItemInput,
