@@ -87,7 +87,6 @@ export {
   diffRows,
   diffTextLines,
   isFileChangeTool,
-  MAX_DIFF_LINES,
   type ParsedDiff,
   parseDiffText,
   type ToolDiff,
@@ -100,13 +99,9 @@ export {
 } from "./tool-diff.js";
 export {
   type AssistantBlock,
-  diffLine,
-  EXPANDED_OUTPUT_LINES,
-  isCutToolItem,
   itemsOfMessage,
   type NoticeLevel,
   TOOL_DIFF_ROWS,
-  TOOL_OUTPUT_LINES,
   type ToolCallInfo,
   type TranscriptItem,
   type TranscriptItemInput,

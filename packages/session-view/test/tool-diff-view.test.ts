@@ -6,7 +6,8 @@ import { createScriptedProvider, script } from "@arbor/ai-providers/testing";
 import { createHarness, type HarnessSession } from "@arbor/harness";
 import { MemorySessionStore } from "@arbor/session-store";
 import { afterEach, describe, expect, test } from "vitest";
-import { isCutToolItem, SessionViewModel, type TranscriptItem } from "../src/index.js";
+import { SessionViewModel, type TranscriptItem } from "../src/index.js";
+import { isCutToolItem } from "../src/transcript-items.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
