@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   diffRows,
   diffTextLines,
+  entryTextLines,
   exportHtml,
   exportMarkdown,
   parseDiffText,
@@ -208,6 +209,13 @@ describe("diffs in entry views, the tree and the exports", () => {
       '<tr class="add"><td class="ln"></td><td class="ln">1</td><td><span class="sign">+</span>const a = 2; &lt;b&gt;</td></tr>',
     );
     expect(html).not.toContain("<b>\n");
+    expect(entryTextLines(view, { full: false })).toEqual([
+      expect.stringMatching(/^\[\w+\] tool edit/),
+      "  Edited math.js: 1 replacement.",
+      "  diff math.js (+1 −1)",
+      "  1 - const a = 1; <b>",
+      "  1 + const a = 2; <b>",
+    ]);
     expect(exportMarkdown(recorded)).toContain("```diff\n- const a = 1; <b>\n+ const a = 2; <b>\n```");
 
     // A result without details (an imported session): the diff comes from the call's arguments.
