@@ -114,7 +114,8 @@ export function toolDiff(
     const parsed = parseDiffText(recorded, maxLines);
     const added = count(details.linesAdded);
     const removed = count(details.linesRemoved);
-    if (parsed.hunks.length > 0 || added !== undefined || isFileTool) {
+    // An empty diff without counts (too large to compute) falls back to the arguments below.
+    if (parsed.hunks.length > 0 || added !== undefined) {
       return {
         tool: call.name,
         path,

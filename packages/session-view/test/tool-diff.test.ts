@@ -137,6 +137,13 @@ describe("toolDiff", () => {
     );
     expect(large).toMatchObject({ hunks: [], added: 9, removed: 4, truncated: true });
     expect(diffRows(large!).more).toBe(13);
+    // Too large to diff and no counts: an edit's arguments stand in, a write over a file shows none.
+    const uncounted = { details: { path: "big.txt", diff: "", firstChangedLine: 1 } };
+    expect(
+      toolDiff({ name: "edit", args: { path: "big.txt", oldText: "a", newText: "b" } }, uncounted),
+    ).toMatchObject({ path: "big.txt", added: 1, removed: 1 });
+    const overwritten = { details: { ...uncounted.details, created: false } };
+    expect(toolDiff({ name: "write", args: { path: "big.txt", content: "x" } }, overwritten)).toBeUndefined();
     expect(
       toolDiff({ name: "edit", args: { path: "a", oldText: "a", newText: "b" } }, { isError: true }),
     ).toBe(undefined);
