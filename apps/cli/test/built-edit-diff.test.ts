@@ -34,7 +34,7 @@ afterEach(async () => {
 
 describe("an edit in the built arbor", () => {
   it.skipIf(!HAS_SCRIPT)(
-    "shows a red/green diff in the terminal, expands a cut output with Ctrl-O, and exports the diff as HTML",
+    "shows an edit and a write as red/green diffs in the terminal, expands a cut output with Ctrl-O, and exports the diff as HTML",
     async () => {
       expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
       server = await startOpenAIWireServer([
@@ -47,6 +47,11 @@ describe("an edit in the built arbor", () => {
                 name: "edit",
                 arguments: { path: "math.js", edits: [{ oldText: "const a = 1;", newText: "const a = 2;" }] },
               },
+              {
+                id: "call_write",
+                name: "write",
+                arguments: { path: "notes.txt", content: "one\nTWO\nthree\n" },
+              },
               { id: "call_seq", name: "bash", arguments: { command: "seq 101 130" } },
             ]),
           ),
@@ -55,6 +60,7 @@ describe("an edit in the built arbor", () => {
       ]);
       const box = sandbox();
       writeFileSync(join(box.cwd, "math.js"), "// math\nconst a = 1;\nexport { a };\n");
+      writeFileSync(join(box.cwd, "notes.txt"), "one\ntwo\nthree\n");
       const { NO_COLOR: _off, ...env } = box.env;
       const arbor = [process.execPath, BINARY, "--base-url", server.url, "--model", "m", "set a to 2"]
         .map((word) => `'${word}'`)
@@ -99,6 +105,10 @@ describe("an edit in the built arbor", () => {
       // Removed lines red, added lines green (SGR 31 and 32), context grey.
       expect(output).toMatch(new RegExp(`${ESCAPE}\\[31m +2 - const a = 1;`));
       expect(output).toMatch(new RegExp(`${ESCAPE}\\[32m +2 \\+ const a = 2;`));
+      // A write over a file shows what it changed.
+      expect(screen).toContain("✓ write notes.txt (+1 −1)");
+      expect(screen).toContain("2 - two");
+      expect(screen).toContain("2 + TWO");
       // The bash output was cut, with the hint; Ctrl-O printed it whole.
       expect(screen).toContain("more lines (Ctrl-O to expand)");
       expect(expanded).toContain("✓ bash command: seq 101 130 · full output");

@@ -142,7 +142,7 @@ function argumentsDiff(
   if (!isRecord(args)) return undefined;
   const content = text(args.content);
   if (content !== undefined) {
-    // A write: a new file is all added lines; over an existing file the old content is unknown.
+    // A write: a new file is all added lines; over an existing file the old content is unknown (no diff).
     if (isRecord(details) && details.created === false) return undefined;
     const lines = splitLines(content);
     const kept = lines.slice(0, maxLines).map((line, index) => ({
@@ -157,7 +157,8 @@ function argumentsDiff(
       added: lines.length,
       removed: 0,
       truncated: lines.length > kept.length,
-      created: true,
+      // Without details (an imported session) the content shows as added lines, but is not said to be new.
+      created: isRecord(details) && details.created === true,
     };
   }
   const edits = editsOf(args);
