@@ -3,10 +3,11 @@
  * content indented below. Long bulky parts (tool output, summaries, thinking, raw data) are cut unless
  * `full` is set; the conversation's own text is cut only when it is very long.
  */
+
+import { diffCounts, diffTextLines } from "./diff-rows.js";
 import type { EntryPart, EntryView } from "./entry-view.js";
 import { clipText, formatCount, formatTimestamp, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
-import { diffCounts, diffTextLines } from "./tool-diff.js";
 
 /** Options of {@link entryTextLines}. */
 export interface EntryTextOptions {

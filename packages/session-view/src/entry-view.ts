@@ -6,9 +6,10 @@
  * throws.
  */
 import type { SessionEntry } from "@arbor/session-store";
+import { diffCounts } from "./diff-rows.js";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
-import { diffCounts, isFileChangeTool, type ToolDiff, type ToolDiffCall, toolDiff } from "./tool-diff.js";
+import { isFileChangeTool, type ToolDiff, type ToolDiffCall, toolDiff } from "./tool-diff.js";
 
 /** A piece of an entry's content. */
 export type EntryPart =

@@ -9,13 +9,14 @@
  * bodies; a Content-Security-Policy forbids every network request. The page loads nothing.
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
+import { diffCounts, diffRows } from "./diff-rows.js";
 import { type EntryPart, type EntryView, previewView, viewEntry } from "./entry-view.js";
 import { countOf, fieldText, formatCount } from "./format.js";
 import { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 import { escapeHtml, markdownHtml } from "./markdown-html.js";
 import { toolCallFinder } from "./tool-call-finder.js";
 import { safeJson } from "./tool-call-line.js";
-import { diffCounts, diffRows, type ToolDiff } from "./tool-diff.js";
+import type { ToolDiff } from "./tool-diff.js";
 import { type FoldOptions, runItems, treeRuns } from "./tree-walk.js";
 
 /** Options of {@link exportHtml}. */

@@ -5,11 +5,11 @@
  * notes. Message text is copied as written (it is usually Markdown already).
  */
 import type { Session } from "@arbor/session-store";
+import { diffCounts, diffTextLines } from "./diff-rows.js";
 import { type EntryPart, type EntryView, viewEntry } from "./entry-view.js";
 import { countOf, fieldText, formatCount } from "./format.js";
 import { toolCallFinder } from "./tool-call-finder.js";
 import { safeJson } from "./tool-call-line.js";
-import { diffCounts, diffTextLines } from "./tool-diff.js";
 
 /** Options of {@link exportMarkdown}. */
 export interface MarkdownExportOptions {

@@ -20,6 +20,7 @@ export {
   type ContextCategoryKind,
   contextBreakdown,
 } from "./context-breakdown.js";
+export { type DiffRow, type DiffRows, diffCounts, diffRows, diffTextLines } from "./diff-rows.js";
 export { type EntryTextOptions, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,
@@ -81,11 +82,6 @@ export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-cove
 export { toolCallFinder } from "./tool-call-finder.js";
 export { type ToolArgumentStyle, type ToolCallLineOptions, toolCallLine } from "./tool-call-line.js";
 export {
-  type DiffRow,
-  type DiffRows,
-  diffCounts,
-  diffRows,
-  diffTextLines,
   isFileChangeTool,
   type ParsedDiff,
   parseDiffText,

@@ -6,10 +6,11 @@
 import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
 import type { HarnessSessionState } from "@arbor/harness";
 import type { SessionMessage } from "@arbor/session-store";
+import { diffCounts, diffRows } from "./diff-rows.js";
 import { type HeadLines, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
 import { toolArgumentsText } from "./tool-call-line.js";
-import { diffCounts, diffRows, type ToolDiff, toolDiff } from "./tool-diff.js";
+import { type ToolDiff, toolDiff } from "./tool-diff.js";
 
 /** A message of a harness session's transcript (what `session.state.messages` holds). */
 export type ViewMessage = HarnessSessionState["messages"][number];
