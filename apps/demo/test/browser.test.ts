@@ -145,6 +145,48 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
     await shot("01-streamed-answer");
   });
 
+  test("an edit shows as a red/green diff in the chat and in the node panel", async () => {
+    await send("write math.js: // math\nconst a = 1;\nexport { a };");
+    await idle();
+    await send("edit math.js: const a = 1; => const a = 2;");
+    await idle();
+    const diff = page
+      .locator("[data-testid=chat-entry][data-kind=toolResult] [data-testid=diff-view]")
+      .last();
+    await diff.waitFor({ state: "visible" });
+    expect(await diff.locator(".diff-head").textContent()).toBe("math.js +1 −1");
+    const rows = diff.locator("tr");
+    expect(await rows.evaluateAll((cells) => cells.map((row) => row.getAttribute("data-kind")))).toEqual([
+      "context",
+      "remove",
+      "add",
+      "context",
+    ]);
+    expect(await diff.locator("tr[data-kind=remove]").textContent()).toBe("2-const a = 1;");
+    expect(await diff.locator("tr[data-kind=add]").textContent()).toBe("2+const a = 2;");
+    // Removed lines red, added lines green.
+    const background = (kind: string) =>
+      diff.locator(`tr[data-kind=${kind}]`).evaluate((row) => getComputedStyle(row).backgroundColor);
+    expect(await background("remove")).toBe("rgba(248, 81, 73, 0.18)");
+    expect(await background("add")).toBe("rgba(63, 185, 80, 0.18)");
+    // The new file shows as added lines; the tree's node and the node panel show the edit too.
+    const created = page
+      .locator("[data-testid=chat-entry][data-kind=toolResult] [data-testid=diff-view]")
+      .nth(-2);
+    expect(await created.locator(".diff-head").textContent()).toBe("math.js new file, +3");
+    await page
+      .locator("[data-testid=chat-entry][data-kind=toolResult]")
+      .last()
+      .locator(".chat-label")
+      .click();
+    const panel = page.getByTestId("node-panel");
+    await panel.getByTestId("diff-view").waitFor({ state: "visible" });
+    expect(await panel.getByTestId("diff-view").locator("tr[data-kind=add]").textContent()).toBe(
+      "2+const a = 2;",
+    );
+    await shot("07-diff");
+  });
+
   test("compact now: a compaction node, the entries it covers, and the meter drops", async () => {
     // Long answers (the scripted model's `words <n>`), so that the summary is smaller than what it replaces.
     for (const text of ["words 300", "words 300", "A question about compaction."]) {

@@ -149,3 +149,22 @@ class LineStarts {
     return line + 1 < this.#starts.length ? this.#starts[line + 1]! : this.#length;
   }
 }
+
+/** Files larger than this (old or new content) are written without a diff. */
+export const MAX_WRITE_DIFF_BYTES = 1024 * 1024;
+
+/**
+ * The unified diff of a whole file's old and new text (line endings shown as `\n`), with the same machinery
+ * and bounds as an edit's ({@link diffReplacements}): empty, without counts, when too large to compute.
+ */
+export async function diffTexts(
+  name: string,
+  before: string,
+  after: string,
+  context: number,
+): Promise<EditDiff> {
+  const oldText = before.replaceAll("\r\n", "\n");
+  const newText = after.replaceAll("\r\n", "\n");
+  if (oldText === newText) return { diff: "", firstChangedLine: 1, linesAdded: 0, linesRemoved: 0 };
+  return diffReplacements(name, oldText, [{ index: 0, start: 0, end: oldText.length, newText }], context);
+}

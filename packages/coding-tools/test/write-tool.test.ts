@@ -1,5 +1,6 @@
 import { chmod, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { createWriteTool, type WriteToolDetails } from "../src/index.js";
 import { callTool, tempDirectory } from "./helpers.js";
@@ -26,6 +27,29 @@ describe("write", () => {
     expect(result.text).toBe("Wrote a.txt (5 bytes).");
     expect(result.details?.created).toBe(false);
     expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("new\r\n");
+  });
+
+  it("records the diff of the content it replaces, as an edit does; none for a new or binary file", async () => {
+    const before = `${Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join("\n")}\n`;
+    const cwd = await tempDirectory({ "a.txt": before, "b.bin": Buffer.from([0, 1, 2, 3]) });
+    const tool = createWriteTool(cwd);
+    const after = before.replace("line 10\n", "line ten\nline ten and a half\n");
+    const result = await callTool<WriteToolDetails>(tool, { path: "a.txt", content: after });
+    expect(result.text).toBe(`Wrote a.txt (${Buffer.byteLength(after)} bytes).`);
+    expect(result.details).toMatchObject({
+      created: false,
+      linesAdded: 2,
+      linesRemoved: 1,
+      firstChangedLine: 10,
+    });
+    expect(applyPatch(before, result.details?.diff ?? "")).toBe(after);
+    expect(result.details?.diff).toContain(
+      "@@ -7,7 +7,8 @@\n line 7\n line 8\n line 9\n-line 10\n+line ten\n",
+    );
+    const created = await callTool<WriteToolDetails>(tool, { path: "new.txt", content: "x\n" });
+    expect(created.details).toEqual({ path: "new.txt", bytes: 2, created: true });
+    const binary = await callTool<WriteToolDetails>(tool, { path: "b.bin", content: "text\n" });
+    expect(binary.details).toEqual({ path: "b.bin", bytes: 5, created: false });
   });
 
   it("fails clearly on a directory, a file in the way and a read-only directory", async () => {

@@ -3,6 +3,8 @@
  * content indented below. Long bulky parts (tool output, summaries, thinking, raw data) are cut unless
  * `full` is set; the conversation's own text is cut only when it is very long.
  */
+
+import { diffCounts, diffTextLines } from "./diff-rows.js";
 import type { EntryPart, EntryView } from "./entry-view.js";
 import { clipText, formatCount, formatTimestamp, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
@@ -27,6 +29,7 @@ const LIMITS: Record<EntryPart["kind"], { lines: number; chars: number }> = {
   image: { lines: 1, chars: 200 },
   output: { lines: 12, chars: 2_000 },
   summary: { lines: 24, chars: 3_000 },
+  diff: { lines: 40, chars: 8_000 },
   data: { lines: 1, chars: 400 },
 };
 
@@ -82,6 +85,11 @@ function partLines(part: EntryPart, full: boolean): string[] {
     }
     case "summary":
       return limitedLines(part.text, limit);
+    case "diff":
+      return [
+        `diff ${part.diff.path} (${diffCounts(part.diff)})`,
+        ...diffTextLines(part.diff, full ? {} : { max: LIMITS.diff.lines }),
+      ];
     case "data":
       return full
         ? safeJson(part.value, 2).split("\n")

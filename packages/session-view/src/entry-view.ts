@@ -6,8 +6,10 @@
  * throws.
  */
 import type { SessionEntry } from "@arbor/session-store";
+import { diffCounts } from "./diff-rows.js";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
+import { isFileChangeTool, type ToolDiff, type ToolDiffCall, toolDiff } from "./tool-diff.js";
 
 /** A piece of an entry's content. */
 export type EntryPart =
@@ -17,7 +19,19 @@ export type EntryPart =
   | { kind: "image"; mimeType: string; data: string }
   | { kind: "output"; text: string; isError: boolean }
   | { kind: "summary"; text: string }
+  | { kind: "diff"; diff: ToolDiff }
   | { kind: "data"; value: unknown };
+
+/** Options of {@link viewEntry}. */
+export interface EntryViewOptions {
+  /**
+   * The call a tool result answers, by its id (for a file change whose result recorded no diff: the diff is
+   * built from the call's arguments).
+   *
+   * Contract: called at most once per view, only for a file-changing tool's result; must not throw.
+   */
+  toolCall?: (toolCallId: string) => ToolDiffCall | undefined;
+}
 
 /** What kind of entry a view shows (for styling and one-line labels). */
 export type EntryKind =
@@ -130,7 +144,12 @@ function assistantView(message: Record_, meta: string[]): { parts: EntryPart[]; 
   return { parts, meta };
 }
 
-function messageView(fields: EntryFields, timestamp: string | undefined, message: unknown): EntryView {
+function messageView(
+  fields: EntryFields,
+  timestamp: string | undefined,
+  message: unknown,
+  options: EntryViewOptions,
+): EntryView {
   const base = { id: fields.id, parentId: fields.parentId, type: fields.type, timestamp };
   if (!isRecord(message)) {
     return { ...base, kind: "unreadable", label: "message", meta: ["no message"], parts: [] };
@@ -146,12 +165,15 @@ function messageView(fields: EntryFields, timestamp: string | undefined, message
     case "toolResult": {
       const isError = message.isError === true;
       const name = text(message.toolName) ?? "tool";
+      const parts = contentParts(message.content, { isError });
+      const diff = resultDiff(name, message, options);
+      if (diff !== undefined) parts.push({ kind: "diff", diff });
       return {
         ...base,
         kind: "toolResult",
         label: `tool ${name}`,
         meta: isError ? ["error"] : [],
-        parts: contentParts(message.content, { isError }),
+        parts,
       };
     }
     case "custom":
@@ -187,13 +209,33 @@ function messageView(fields: EntryFields, timestamp: string | undefined, message
   }
 }
 
+/** The diff of a tool result: from its details, or from its call's arguments (found through `options`). */
+function resultDiff(name: string, message: Record_, options: EntryViewOptions): ToolDiff | undefined {
+  if (message.isError === true) return undefined;
+  const recorded = toolDiff({ name }, { details: message.details });
+  if (recorded !== undefined || !isFileChangeTool(name) || options.toolCall === undefined) return recorded;
+  const callId = text(message.toolCallId);
+  if (callId === undefined) return undefined;
+  let call: ToolDiffCall | undefined;
+  try {
+    call = options.toolCall(callId);
+  } catch {
+    return undefined;
+  }
+  return call === undefined ? undefined : toolDiff({ name, args: call.args }, { details: message.details });
+}
+
 /**
  * The view of an entry. `entry` undefined means its body could not be read; `fields` (the tree fields)
- * are used then.
+ * are used then. A file change's result gets a `diff` part (see {@link EntryViewOptions}).
  *
  * Contract: pure; never throws, whatever the entry holds.
  */
-export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields): EntryView {
+export function viewEntry(
+  entry: SessionEntry | undefined,
+  fields: EntryFields,
+  options: EntryViewOptions = {},
+): EntryView {
   const record = entry as unknown as Record_ | undefined;
   const timestamp = text(record?.timestamp);
   const base = { id: fields.id, parentId: fields.parentId, type: fields.type, timestamp };
@@ -202,7 +244,7 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
   }
   switch (fields.type) {
     case "message":
-      return messageView(fields, timestamp, record.message);
+      return messageView(fields, timestamp, record.message, options);
     case "compaction": {
       const meta: string[] = [];
       if (typeof record.tokensBefore === "number")
@@ -345,12 +387,25 @@ function partLine(part: EntryPart): string {
     case "thinking":
       return part.redacted ? "(thinking, redacted)" : `(thinking) ${part.text}`;
     case "toolCall":
-      return `→ ${toolCallLine(part.name, part.arguments, { style: "json" })}`;
+      return `→ ${toolCallPreview(part.name, part.arguments)}`;
+    case "diff":
+      return `${part.diff.path} ${diffCounts(part.diff)}`;
     case "image":
       return `[${part.mimeType}]`;
     case "data":
       return safeJson(part.value);
   }
+}
+
+/** A call on one line: an edit as `edit math.js +3 −1`, a write as `write notes.md`, others as JSON. */
+function toolCallPreview(name: string, args: unknown): string {
+  if (isFileChangeTool(name)) {
+    const diff = name.toLowerCase() === "write" ? undefined : toolDiff({ name, args });
+    const path = toolCallLine(name, args, { style: "main" });
+    if (diff !== undefined && diff.path !== "") return `${name} ${diff.path} ${diffCounts(diff)}`;
+    if (path !== name) return path;
+  }
+  return toolCallLine(name, args, { style: "json" });
 }
 
 /**
@@ -363,7 +418,8 @@ export function previewView(view: EntryView, max = 80): string {
   const meta = view.kind === "assistant" || view.kind === "user" ? [] : view.meta;
   const head = meta.length === 0 ? view.label : `${view.label} (${meta.join(", ")})`;
   let body = "";
-  for (const part of view.parts) {
+  const diff = view.parts.find((part) => part.kind === "diff");
+  for (const part of diff === undefined ? view.parts : [diff]) {
     if (body.length > max) break;
     const line = singleLine(clipText(partLine(part), max + 40));
     if (line !== "") body = body === "" ? line : `${body} ${line}`;

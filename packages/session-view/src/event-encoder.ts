@@ -77,6 +77,7 @@ export class EventEncoder {
             name: event.toolName,
             isError: event.isError,
             content: event.result.content,
+            ...(event.result.details === undefined ? {} : { details: event.result.details }),
           },
         ];
       case "queue_update":

@@ -9,11 +9,14 @@
  * bodies; a Content-Security-Policy forbids every network request. The page loads nothing.
  */
 import type { Session, SessionTreeNode } from "@arbor/session-store";
+import { diffCounts, diffRows } from "./diff-rows.js";
 import { type EntryPart, type EntryView, previewView, viewEntry } from "./entry-view.js";
 import { countOf, fieldText, formatCount } from "./format.js";
 import { HTML_SCRIPT, HTML_SCRIPT_HASH, HTML_STYLE } from "./html-assets.js";
 import { escapeHtml, markdownHtml } from "./markdown-html.js";
+import { toolCallFinder } from "./tool-call-finder.js";
 import { safeJson } from "./tool-call-line.js";
+import type { ToolDiff } from "./tool-diff.js";
 import { type FoldOptions, runItems, treeRuns } from "./tree-walk.js";
 
 /** Options of {@link exportHtml}. */
@@ -55,9 +58,31 @@ function partHtml(part: EntryPart, markdown: boolean): string {
       return `<pre class="output${part.isError ? " error" : ""}">${escapeHtml(part.text === "" ? "(no output)" : part.text)}</pre>`;
     case "summary":
       return `<div class="text summary">${escapeHtml(part.text)}</div>`;
+    case "diff":
+      return diffHtml(part.diff);
     case "data":
       return `<pre class="data">${escapeHtml(safeJson(part.value, 2))}</pre>`;
   }
+}
+
+/**
+ * A file change as a table: old and new line numbers, then the line, added lines green, removed ones red
+ * (`tr.add`, `tr.remove`, `tr.context`, `tr.gap` between hunks).
+ */
+function diffHtml(diff: ToolDiff): string {
+  const { rows, more } = diffRows(diff);
+  const body = rows
+    .map((row) => {
+      if (row.kind === "gap") return '<tr class="gap"><td></td><td></td><td>…</td></tr>';
+      const oldNumber = row.kind === "add" ? "" : String(row.number ?? "");
+      const newNumber = row.kind === "remove" ? "" : String(row.number ?? "");
+      return `<tr class="${row.kind}"><td class="ln">${row.kind === "context" ? "" : oldNumber}</td><td class="ln">${newNumber}</td><td><span class="sign">${row.sign}</span>${escapeHtml(row.text)}</td></tr>`;
+    })
+    .join("");
+  const cut = more > 0 ? `<div class="note">… ${countOf(more, "more line")}</div>` : "";
+  return `<div class="diff-block"><div class="diff-head">${escapeHtml(diff.path)} <span class="diff-counts">${escapeHtml(
+    diffCounts(diff),
+  )}</span></div><table class="diff">${body}</table>${cut}</div>`;
 }
 
 /** The id link every entry reference uses (the script shows that entry's branch on click). */
@@ -136,7 +161,7 @@ export function exportHtml(session: Session, options: HtmlExportOptions = {}): s
   const viewOf = (node: SessionTreeNode): EntryView => {
     let view = views.get(node.id);
     if (view === undefined) {
-      view = viewEntry(node.entry(), node);
+      view = viewEntry(node.entry(), node, toolCallFinder(session, node.parentId));
       views.set(node.id, view);
     }
     return view;

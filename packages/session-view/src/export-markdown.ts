@@ -5,8 +5,10 @@
  * notes. Message text is copied as written (it is usually Markdown already).
  */
 import type { Session } from "@arbor/session-store";
+import { diffCounts, diffTextLines } from "./diff-rows.js";
 import { type EntryPart, type EntryView, viewEntry } from "./entry-view.js";
 import { countOf, fieldText, formatCount } from "./format.js";
+import { toolCallFinder } from "./tool-call-finder.js";
 import { safeJson } from "./tool-call-line.js";
 
 /** Options of {@link exportMarkdown}. */
@@ -65,6 +67,11 @@ function partMarkdown(part: EntryPart): string {
       return `${part.isError ? "**Error**\n\n" : ""}${fenced(outputText(part.text), "text")}`;
     case "summary":
       return quoted(part.text);
+    case "diff":
+      return `**Diff** ${inlineCode(part.diff.path)} (${diffCounts(part.diff)})\n\n${fenced(
+        diffTextLines(part.diff, { numbers: false }).join("\n"),
+        "diff",
+      )}`;
     case "data":
       return fenced(safeJson(part.value, 2), "json");
   }
@@ -117,7 +124,10 @@ export function exportMarkdown(session: Session, options: MarkdownExportOptions 
     `# ${cell(title)}`,
     ["| | |", "| --- | --- |", ...rows.map(([key, value]) => `| ${key} | ${cell(value)} |`)].join("\n"),
   ];
-  for (const ref of path) sections.push(entryMarkdown(viewEntry(ref.entry(), ref), ref.label));
+  for (const ref of path)
+    sections.push(
+      entryMarkdown(viewEntry(ref.entry(), ref, toolCallFinder(session, ref.parentId)), ref.label),
+    );
   if (path.length === 0) sections.push("*(no entries)*");
   return `${sections.join("\n\n")}\n`;
 }

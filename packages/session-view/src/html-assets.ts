@@ -8,11 +8,11 @@
 export const HTML_STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #656d76; --border: #d0d7de;
   --panel: #f6f8fa; --user: #0969da; --assistant: #1a7f37; --tool: #8250df; --error: #cf222e;
-  --summary: #9a6700; --select: #ddf4ff; }
+  --summary: #9a6700; --select: #ddf4ff; --diff-add: #dafbe1; --diff-remove: #ffebe9; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --border: #30363d; --panel: #161b22;
     --user: #58a6ff; --assistant: #3fb950; --tool: #bc8cff; --error: #f85149; --summary: #d29922;
-    --select: #1f3a5f; }
+    --select: #1f3a5f; --diff-add: #12361f; --diff-remove: #4a1d1f; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -77,6 +77,16 @@ pre.error { border-left: 3px solid var(--error); }
 .tool-name { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--tool); font-weight: 600; }
 details.thinking > summary { color: var(--muted); cursor: pointer; font-style: italic; }
 .note { color: var(--muted); font-style: italic; }
+.diff-block { margin: 6px 0 0; border: 1px solid var(--border); border-radius: 4px; overflow: auto; max-height: 40em; }
+.diff-head { padding: 3px 8px; background: var(--panel); font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.diff-counts { color: var(--muted); }
+table.diff { border-collapse: collapse; width: 100%; font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+table.diff td { padding: 0 6px; white-space: pre-wrap; overflow-wrap: anywhere; vertical-align: top; }
+table.diff td.ln { width: 1%; color: var(--muted); text-align: right; white-space: nowrap; user-select: none; }
+table.diff .sign { display: inline-block; width: 1.5ch; user-select: none; }
+table.diff tr.add { background: var(--diff-add); }
+table.diff tr.remove { background: var(--diff-remove); }
+table.diff tr.gap td { color: var(--muted); background: var(--panel); }
 img { max-width: 100%; border: 1px solid var(--border); border-radius: 4px; }
 @media (max-width: 760px) { .layout { grid-template-columns: 1fr; } nav.tree { position: static; max-height: 40vh; } }
 `;

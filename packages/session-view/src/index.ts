@@ -22,12 +22,14 @@ export {
   fixedContextTokens,
   shownContextTokens,
 } from "./context-breakdown.js";
+export { type DiffRow, type DiffRows, diffCounts, diffRows, diffTextLines } from "./diff-rows.js";
 export { type EntryTextOptions, entryTextLines } from "./entry-text.js";
 export {
   type EntryFields,
   type EntryKind,
   type EntryPart,
   type EntryView,
+  type EntryViewOptions,
   previewView,
   viewEntry,
 } from "./entry-view.js";
@@ -79,11 +81,25 @@ export {
 } from "./session-transport.js";
 export { type AttachOptions, SessionViewModel, type SessionViewModelOptions } from "./session-view-model.js";
 export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
+export { toolCallFinder } from "./tool-call-finder.js";
 export { type ToolArgumentStyle, type ToolCallLineOptions, toolCallLine } from "./tool-call-line.js";
+export {
+  isFileChangeTool,
+  type ParsedDiff,
+  parseDiffText,
+  type ToolDiff,
+  type ToolDiffCall,
+  type ToolDiffHunk,
+  type ToolDiffLine,
+  type ToolDiffLineKind,
+  type ToolDiffResult,
+  toolDiff,
+} from "./tool-diff.js";
 export {
   type AssistantBlock,
   itemsOfMessage,
   type NoticeLevel,
+  TOOL_DIFF_ROWS,
   type ToolCallInfo,
   type TranscriptItem,
   type TranscriptItemInput,

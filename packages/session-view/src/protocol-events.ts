@@ -131,8 +131,11 @@ export const PROTOCOL_EVENT_SCHEMAS = {
       name: Type.String(),
       isError: Type.Boolean(),
       content: ResultContent,
+      details: Type.Optional(
+        Type.Unknown({ description: "the result's details, when it has any (an edit's diff, a write's)" }),
+      ),
     },
-    "a tool finished: its result's content (the toolResult message that follows repeats it, with details)",
+    "a tool finished: its result's content and details (the toolResult message that follows repeats them)",
   ),
   queue_update: record(
     "queue_update",

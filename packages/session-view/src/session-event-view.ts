@@ -118,7 +118,7 @@ export class SessionEventView {
         const tool = {
           id: event.toolCallId,
           name: event.name,
-          argumentLine: toolItemLine(event.args),
+          argumentLine: toolItemLine(event.args, event.name),
           progress: undefined,
         };
         view.updateLive({ tools: [...view.live.tools, tool] });
@@ -138,7 +138,7 @@ export class SessionEventView {
         const call = this.pendingCalls.get(event.toolCallId);
         this.shownResults.add(event.toolCallId);
         this.toolOutput.delete(event.toolCallId);
-        view.append(toolItem(event.name, call?.args, event.content, event.isError));
+        view.append(toolItem(event.name, call?.args, event.content, event.isError, event.details));
         view.updateLive({ tools: view.live.tools.filter((tool) => tool.id !== event.toolCallId) });
         return false;
       }
@@ -324,7 +324,9 @@ export class SessionEventView {
       const result = message as ToolResultMessage;
       if (!this.shownResults.delete(result.toolCallId)) {
         const call = this.pendingCalls.get(result.toolCallId);
-        view.append(toolItem(call?.name ?? result.toolName, call?.args, result.content, result.isError));
+        view.append(
+          toolItem(call?.name ?? result.toolName, call?.args, result.content, result.isError, result.details),
+        );
       }
       this.pendingCalls.delete(result.toolCallId);
       return;

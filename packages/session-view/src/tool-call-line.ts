@@ -1,10 +1,12 @@
 /**
  * A tool call on one line, the one renderer of a call every view uses. Three styles of the arguments:
- * - `fields` (the transcript): `read path: src/a.ts, limit: 20` — strings as they are, other values as JSON;
+ * - `fields` (the transcript): `read path: src/a.ts, limit: 20` — strings as they are, other values as JSON
+ *   (a file change, `edit` or `write`: its file only, `edit src/a.ts`);
  * - `json` (`arbor sessions show`, tree previews): `read({"path":"src/a.ts"})` — exact, for inspection;
  * - `main` (a narrated run): `read src/a.ts`, `grep warning in src` — only the argument that names the work.
  */
 import { clipText, singleLine } from "./format.js";
+import { isFileChangeTool } from "./tool-diff.js";
 
 /** How a call's arguments show; see the module comment. */
 export type ToolArgumentStyle = "fields" | "json" | "main";
@@ -96,6 +98,9 @@ export function toolCallLine(name: string, args: unknown, options: ToolCallLineO
     const shown = mainText(name, args);
     return clipText(singleLine(shown === "" ? name : `${name} ${shown}`), options.max ?? 100);
   }
+  // A file change's arguments are its whole text: its file names it (the diff shows what changed).
+  const file = isFileChangeTool(name) ? clipText(singleLine(mainText(name, args)), options.max ?? 160) : "";
+  if (file !== "") return `${name} ${file}`;
   const fields = fieldsText(args, options.max ?? 160);
   return fields === "" ? name : `${name} ${fields}`;
 }

@@ -6,9 +6,11 @@
 import type { AssistantMessage, ToolResultMessage } from "@arbor/ai-providers";
 import type { HarnessSessionState } from "@arbor/harness";
 import type { SessionMessage } from "@arbor/session-store";
+import { diffCounts, diffRows } from "./diff-rows.js";
 import { type HeadLines, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
 import { toolArgumentsText } from "./tool-call-line.js";
+import { type ToolDiff, toolDiff } from "./tool-diff.js";
 
 /** A message of a harness session's transcript (what `session.state.messages` holds). */
 export type ViewMessage = HarnessSessionState["messages"][number];
@@ -35,6 +37,12 @@ export type TranscriptItem =
       argumentLine: string;
       output: HeadLines;
       isError: boolean;
+      /** The file change of an `edit` or `write` (shown instead of the output). */
+      diff?: ToolDiff;
+      /** The result's content, kept (by reference) so the whole output can be shown on request. */
+      content?: ToolResultMessage["content"];
+      /** True for an item that shows everything (the expansion of a cut one). */
+      expanded?: boolean;
     }
   | { kind: "notice"; key: string; level: NoticeLevel; text: string }
   | { kind: "compaction"; key: string; tokensBefore: number; tokensAfter: number | undefined; reason: string }
@@ -51,6 +59,10 @@ export type TranscriptItemInput = TranscriptItem extends infer Item
 
 /** Lines of a tool's output shown under its call. */
 export const TOOL_OUTPUT_LINES = 6;
+/** Rows of a diff shown under an `edit` or `write` before it is cut. */
+export const TOOL_DIFF_ROWS = 16;
+/** Lines of a tool's output shown when it is expanded. */
+export const EXPANDED_OUTPUT_LINES = 2000;
 /** Lines of a user message shown before it is cut. */
 export const USER_MESSAGE_LINES = 12;
 /** Lines of a summary shown. */
@@ -121,20 +133,52 @@ function suffix(text: string | undefined): string {
   return `: ${text}`;
 }
 
-/** A tool call and its result as a transcript item. */
+/** A tool call and its result as a transcript item (a file change shows as its diff). */
 export function toolItem(
   name: string,
   args: unknown,
   content: ToolResultMessage["content"] | undefined,
   isError: boolean,
+  details?: unknown,
 ): TranscriptItemInput {
+  const diff = toolDiff({ name, args }, { details, isError });
   return {
     kind: "tool",
     name,
-    argumentLine: args === undefined ? "" : toolArgumentsText(args),
+    argumentLine: diff === undefined ? (args === undefined ? "" : toolArgumentsText(args)) : diffLine(diff),
     output: headLines(contentText(content ?? []), TOOL_OUTPUT_LINES, 160),
     isError,
+    ...(diff === undefined ? {} : { diff }),
+    ...(content === undefined ? {} : { content }),
   };
+}
+
+/** `math.js (+3 −1)`, or `notes.md (new, +12)`: a file change on one line. */
+export function diffLine(diff: ToolDiff): string {
+  return diff.created ? `${diff.path} (new, +${diff.added})` : `${diff.path} (${diffCounts(diff)})`;
+}
+
+/**
+ * Whether a tool item shows less than it holds: output lines or diff rows cut.
+ *
+ * Contract: pure.
+ */
+export function isCutToolItem(item: TranscriptItem | TranscriptItemInput): boolean {
+  if (item.kind !== "tool" || item.expanded === true) return false;
+  if (item.diff !== undefined) return diffRows(item.diff, TOOL_DIFF_ROWS).more > 0;
+  return item.output.more > 0;
+}
+
+/**
+ * A tool item with everything it holds: up to {@link EXPANDED_OUTPUT_LINES} lines of its output, every row
+ * of its diff.
+ *
+ * Contract: pure; the result has `expanded: true`.
+ */
+export function expandedToolItem(item: Extract<TranscriptItem, { kind: "tool" }>): TranscriptItemInput {
+  const { key: _key, ...rest } = item;
+  const text = item.content === undefined ? item.output.lines.join("\n") : contentText(item.content);
+  return { ...rest, output: headLines(text, EXPANDED_OUTPUT_LINES, 4000), expanded: true };
 }
 
 /** What a tool call asked for, remembered until its result arrives. */
@@ -180,7 +224,15 @@ export function itemsOfMessage(
     case "toolResult": {
       const call = calls.get(session.toolCallId);
       calls.delete(session.toolCallId);
-      return [toolItem(call?.name ?? session.toolName, call?.args, session.content, session.isError)];
+      return [
+        toolItem(
+          call?.name ?? session.toolName,
+          call?.args,
+          session.content,
+          session.isError,
+          session.details,
+        ),
+      ];
     }
     case "compactionSummary":
       return [

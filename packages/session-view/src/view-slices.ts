@@ -6,6 +6,7 @@ import type { ContextUsage, HarnessPhase } from "@arbor/harness";
 import { clipText } from "./format.js";
 import { contentText } from "./message-text.js";
 import { toolArgumentsText } from "./tool-call-line.js";
+import { isFileChangeTool } from "./tool-diff.js";
 import type { TranscriptItem, ViewMessage } from "./transcript-items.js";
 import type { UsageTotals } from "./usage-totals.js";
 
@@ -82,9 +83,14 @@ export function activityOf(live: LiveView): string | undefined {
   return undefined;
 }
 
-/** A tool call's arguments as the transcript shows them. */
-export function toolItemLine(args: unknown): string {
-  return args === undefined ? "" : toolArgumentsText(args);
+/** A tool call's arguments as the transcript shows them (a file-changing call: its file). */
+export function toolItemLine(args: unknown, name = ""): string {
+  if (args === undefined) return "";
+  if (isFileChangeTool(name)) {
+    const path = toolArgumentsText(args, { style: "main" });
+    if (path !== "") return path;
+  }
+  return toolArgumentsText(args);
 }
 
 /** The text of a queued (user) message. */

@@ -1,4 +1,10 @@
-import type { NoticeLevel, TranscriptItem, TranscriptItemInput } from "./transcript-items.js";
+import {
+  expandedToolItem,
+  isCutToolItem,
+  type NoticeLevel,
+  type TranscriptItem,
+  type TranscriptItemInput,
+} from "./transcript-items.js";
 import { EMPTY_TOTALS } from "./usage-totals.js";
 import { activityOf, type FooterView, type LiveView, type TranscriptView } from "./view-slices.js";
 
@@ -130,6 +136,27 @@ export class ViewStore {
         : { generation, items: [...items, item] },
     );
     this.notify();
+  }
+
+  /**
+   * Shows the last tool result that was cut (output lines, diff rows) in full: appends it again, expanded
+   * (the key a front end binds to it: Ctrl-O in the terminal). Returns false, and shows a notice, when no cut
+   * result is in the transcript's current generation.
+   *
+   * Contract: never throws; appends at most one item.
+   */
+  expandLastTool(): boolean {
+    const { items } = this.transcriptSlice;
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!;
+      if (item.kind === "tool" && item.expanded === true) break;
+      if (item.kind === "tool" && isCutToolItem(item)) {
+        this.append(expandedToolItem(item));
+        return true;
+      }
+    }
+    this.notice("info", "no cut tool output to expand");
+    return false;
   }
 
   /** Adds a notice to the transcript. */

@@ -65,6 +65,7 @@ describe("the tool-call one-liner", () => {
     expect(toolArgumentsText({ command: "x".repeat(300) }, { max: 40 })).toHaveLength(40);
     expect(toolCallLine("read", { path: "a.ts", limit: 20 })).toBe("read path: a.ts, limit: 20");
     expect(toolCallLine("ls", {})).toBe("ls");
+    expect(toolCallLine("edit", { path: "a.ts", edits: [{ oldText: "x", newText: "y" }] })).toBe("edit a.ts");
   });
 
   test("json: exact arguments, empty ones as ()", () => {

@@ -160,6 +160,7 @@ export function App(props: AppProps): ReactNode {
       controller.interrupt();
       return true;
     }
+    if (key.ctrl && input === "o") return store.expandLastTool() || true;
     return false;
   };
 

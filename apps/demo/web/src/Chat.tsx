@@ -3,9 +3,10 @@
  * `@arbor/session-view`'s view model (the reply streaming now — answer, thinking, tool calls with their
  * arguments streaming — and the tools running with their latest output line) and the prompt box.
  */
-import { type LiveView, toolCallLine } from "@arbor/session-view";
+import { isFileChangeTool, type LiveView, toolCallLine } from "@arbor/session-view";
 import { useEffect, useRef, useState } from "react";
 import type { EntryView, TranscriptAnswer } from "./api.js";
+import { DiffView } from "./DiffView.js";
 
 function partText(part: EntryView["parts"][number]): string {
   switch (part.kind) {
@@ -15,7 +16,9 @@ function partText(part: EntryView["parts"][number]): string {
     case "thinking":
       return part.redacted ? "(thinking redacted)" : part.text;
     case "toolCall":
-      return `→ ${part.name}(${JSON.stringify(part.arguments)})`;
+      return isFileChangeTool(part.name)
+        ? `→ ${toolCallLine(part.name, part.arguments, { style: "main" })}`
+        : `→ ${part.name}(${JSON.stringify(part.arguments)})`;
     case "output":
       return part.text.length > 1200 ? `${part.text.slice(0, 1200)}…` : part.text;
     case "image":
@@ -34,12 +37,17 @@ function Entry(props: { view: EntryView; onSelect: (id: string) => void }) {
       <button type="button" className="chat-label link" onClick={() => props.onSelect(view.id)}>
         {view.label}
       </button>
-      {view.parts.map((part, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: an entry's parts never change or move
-        <div key={index} className={`part part-${part.kind}`}>
-          {partText(part)}
-        </div>
-      ))}
+      {view.parts.map((part, index) =>
+        part.kind === "diff" ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: an entry's parts never change or move
+          <DiffView key={index} diff={part.diff} />
+        ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: an entry's parts never change or move
+          <div key={index} className={`part part-${part.kind}`}>
+            {partText(part)}
+          </div>
+        ),
+      )}
     </div>
   );
 }

@@ -13,6 +13,7 @@ import {
   type RpcCommand,
   type SummaryAnswer,
 } from "./api.js";
+import { DiffView } from "./DiffView.js";
 
 /** Props of {@link NodePanel}. */
 export interface NodePanelProps {
@@ -141,10 +142,15 @@ export function NodePanel(props: NodePanelProps) {
       {view !== undefined && summary === undefined && (
         <pre className="entry-text">
           {view.parts
+            .filter((part) => part.kind !== "diff")
             .map((part) => ("text" in part ? part.text : JSON.stringify(part)))
             .join("\n")
             .slice(0, 4000)}
         </pre>
+      )}
+      {view?.parts.map((part, index) =>
+        // biome-ignore lint/suspicious/noArrayIndexKey: an entry's parts never change or move
+        part.kind === "diff" ? <DiffView key={index} diff={part.diff} /> : null,
       )}
       {node.kind !== "run" && (
         <div className="actions">

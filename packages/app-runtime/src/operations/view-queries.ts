@@ -19,6 +19,7 @@ import {
   sessionContextBreakdown,
   sessionGraph,
   summaryCoverage,
+  toolCallFinder,
   viewEntry,
 } from "@arbor/session-view";
 import { OperationRefusedError } from "./operation-error.js";
@@ -100,7 +101,8 @@ export function entryViewOf(session: HarnessSession, entryId: string): EntryResu
   const tree = session.session;
   const entry = entryOf(tree, entryId);
   const label = tree.getLabel(entryId);
-  return { ...viewEntry(entry, entry), ...(label === undefined ? {} : { tag: label }) };
+  const view = viewEntry(entry, entry, toolCallFinder(tree, entry.parentId));
+  return { ...view, ...(label === undefined ? {} : { tag: label }) };
 }
 
 /**
@@ -156,6 +158,6 @@ export function transcriptOf(session: HarnessSession): TranscriptResult {
   return {
     sessionId: session.id,
     earlier: path.length - shown.length,
-    entries: shown.map((ref) => viewEntry(ref.entry(), ref)),
+    entries: shown.map((ref) => viewEntry(ref.entry(), ref, toolCallFinder(session.session, ref.parentId))),
   };
 }

@@ -12,6 +12,7 @@ export interface Style {
   tool(text: string): string;
   mark(text: string): string;
   error(text: string): string;
+  added(text: string): string;
 }
 
 const wrap = (open: string, close: string) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
@@ -20,7 +21,15 @@ const wrap = (open: string, close: string) => (text: string) => `\u001b[${open}m
 export function createStyle(stream: CliOutput, env: CliIo["env"]): Style {
   if (!colorEnabled(stream, env)) {
     const plain = (text: string) => text;
-    return { prompt: plain, heading: plain, dim: plain, tool: plain, mark: plain, error: plain };
+    return {
+      prompt: plain,
+      heading: plain,
+      dim: plain,
+      tool: plain,
+      mark: plain,
+      error: plain,
+      added: plain,
+    };
   }
   return {
     prompt: wrap("1;36", "22;39"),
@@ -29,5 +38,6 @@ export function createStyle(stream: CliOutput, env: CliIo["env"]): Style {
     tool: wrap("33", "39"),
     mark: wrap("35", "39"),
     error: wrap("31", "39"),
+    added: wrap("32", "39"),
   };
 }

@@ -5,12 +5,22 @@
  * what each compaction did — how many tokens the context had, and how many it freed.
  */
 import type { AssistantMessage } from "@arbor/ai-providers";
-import { clipText, contentText, formatCount, type ProtocolEvent, toolCallLine } from "@arbor/session-view";
+import {
+  clipText,
+  contentText,
+  diffRows,
+  formatCount,
+  type ProtocolEvent,
+  toolCallLine,
+  toolDiff,
+} from "@arbor/session-view";
 import type { CliOutput } from "../../io.js";
 import type { Style } from "./style.js";
 
 /** Most result lines shown under a tool call. */
 const RESULT_LINES = 3;
+/** Most diff rows shown under an edit. */
+const DIFF_ROWS = 12;
 
 /** Writes a session's events to a terminal (or any output stream) as readable text (see the module comment). */
 export class TranscriptPrinter {
@@ -74,6 +84,22 @@ export class TranscriptPrinter {
         this.line(this.style.tool(`  ⚙ ${toolCallLine(event.name, event.args, { style: "main" })}`));
         return;
       case "tool_end": {
+        const diff = toolDiff({ name: event.name }, { details: event.details, isError: event.isError });
+        if (diff !== undefined && diff.hunks.length > 0) {
+          const { rows, more, numberWidth } = diffRows(diff, DIFF_ROWS);
+          for (const row of rows) {
+            const text = `${String(row.number ?? "").padStart(numberWidth)} ${row.sign} ${row.text}`;
+            const paint =
+              row.kind === "add"
+                ? this.style.added
+                : row.kind === "remove"
+                  ? this.style.error
+                  : this.style.dim;
+            this.line(`    ${paint(clipText(text, 110))}`);
+          }
+          if (more > 0) this.line(`    ${this.style.dim(`… ${formatCount(more)} more lines`)}`);
+          return;
+        }
         const lines = contentText(event.content).replace(/\n+$/, "").split("\n");
         const shown = lines.slice(0, RESULT_LINES);
         if (lines.length > RESULT_LINES)

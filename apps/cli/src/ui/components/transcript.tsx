@@ -8,10 +8,13 @@
 import {
   type AssistantBlock,
   clipText,
+  diffRows,
   formatTokens,
   type HeadLines,
   type NoticeLevel,
   type SessionViewModel,
+  TOOL_DIFF_ROWS,
+  type ToolDiff,
   type TranscriptItem,
 } from "@arbor/session-view";
 import { Box, Static, Text } from "ink";
@@ -21,7 +24,32 @@ import { MarkdownBlocks } from "../markdown/markdown-view.js";
 import { useTheme } from "../theme.js";
 import { useTranscript } from "../use-session-view.js";
 
-function OutputLines(props: { output: HeadLines; isError: boolean }): ReactNode {
+/** The hint under a cut tool output. */
+const EXPAND_HINT = " (Ctrl-O to expand)";
+
+/** A file change: numbered lines, added ones green, removed ones red, cut after a few rows unless expanded. */
+function DiffLines(props: { diff: ToolDiff; expanded: boolean }): ReactNode {
+  const theme = useTheme();
+  const { rows, more, numberWidth } = diffRows(props.diff, props.expanded ? undefined : TOOL_DIFF_ROWS);
+  const colors = { add: "success", remove: "error", context: "muted", gap: "muted" } as const;
+  return (
+    <Box flexDirection="column">
+      {rows.map((row, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: diff rows are identified by their position
+        <Text key={index} color={theme.colorOf(colors[row.kind])}>
+          {`${index === 0 ? "  ⎿ " : "    "}${String(row.number ?? "").padStart(numberWidth)} ${row.sign} ${row.text}`}
+        </Text>
+      ))}
+      {more > 0 ? (
+        <Text color={theme.colorOf("muted")}>
+          {`    … ${more} more line${more === 1 ? "" : "s"}${props.expanded ? "" : EXPAND_HINT}`}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}
+
+function OutputLines(props: { output: HeadLines; isError: boolean; hint?: string }): ReactNode {
   const theme = useTheme();
   const color = props.isError ? theme.colorOf("error") : theme.colorOf("muted");
   const { lines, more } = props.output;
@@ -33,7 +61,9 @@ function OutputLines(props: { output: HeadLines; isError: boolean }): ReactNode 
         <Text key={index} color={color}>{`${index === 0 ? "  ⎿ " : "    "}${line}`}</Text>
       ))}
       {more > 0 ? (
-        <Text color={theme.colorOf("muted")}>{`    … ${more} more line${more === 1 ? "" : "s"}`}</Text>
+        <Text
+          color={theme.colorOf("muted")}
+        >{`    … ${more} more line${more === 1 ? "" : "s"}${props.hint ?? ""}`}</Text>
       ) : null}
     </Box>
   );
@@ -143,8 +173,17 @@ export function TranscriptItemView(props: { item: TranscriptItem }): ReactNode {
             {item.argumentLine === "" ? null : (
               <Text color={theme.colorOf("muted")}>{` ${item.argumentLine}`}</Text>
             )}
+            {item.expanded === true ? <Text color={theme.colorOf("muted")}>{" · full output"}</Text> : null}
           </Text>
-          <OutputLines output={item.output} isError={item.isError} />
+          {item.diff === undefined ? (
+            <OutputLines
+              output={item.output}
+              isError={item.isError}
+              hint={item.expanded ? "" : EXPAND_HINT}
+            />
+          ) : (
+            <DiffLines diff={item.diff} expanded={item.expanded === true} />
+          )}
         </Box>
       );
     case "notice": {

@@ -12,6 +12,7 @@ export const KEY_HELP: readonly string[] = [
   "Esc / Ctrl-C   stop the run; Ctrl-C twice while idle quits (with text in the editor, Ctrl-C clears it)",
   "↑ / ↓          history (on the first / last line); Ctrl-J or \\ then Enter: new line",
   "Tab            complete a slash command or an @file mention",
+  "Ctrl-O         show the last cut tool output (or diff) whole",
   "/ at the start open the command menu",
   "!cmd / !!cmd   run a shell command (its output added to the context / not added)",
   "@path          attach a file to the prompt (images as images)",
