@@ -5,8 +5,10 @@
  * be damaged or written by other programs, so every field is checked before it is used: a view never
  * throws.
  */
+
 import type { SessionEntry } from "@arbor/session-store";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
+import { describePermissionRecord, permissionRecordOf } from "./permission-record.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
 
 /** A piece of an entry's content. */
@@ -287,6 +289,10 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
     case "custom": {
       const output = toolOutputSummary(record.customType, record.data);
       if (output !== undefined) return { ...base, kind: "info", label: output, meta: [], parts: [] };
+      const permission = permissionRecordOf(record.customType, record.data);
+      if (permission !== undefined) {
+        return { ...base, kind: "info", label: describePermissionRecord(permission), meta: [], parts: [] };
+      }
       return {
         ...base,
         kind: "info",
