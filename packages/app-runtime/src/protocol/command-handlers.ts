@@ -108,6 +108,13 @@ const HANDLERS: Handlers = {
     await session.waitForIdle();
     return { aborted: wasBusy };
   },
+  async permission_reply(command, { runtime }) {
+    if (runtime.permissions.reply(command.requestId, command.decision)) return { answered: true };
+    throw new OperationRefusedError(
+      `No permission request "${command.requestId}" waits for an answer (it was answered, or its run stopped).`,
+      "not_found",
+    );
+  },
   async compact(command, { runtime }) {
     return runtime.compact(command.instructions ?? undefined);
   },

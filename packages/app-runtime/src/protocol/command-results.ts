@@ -66,6 +66,7 @@ export interface CommandResults {
   steer: undefined;
   follow_up: undefined;
   abort: { aborted: boolean };
+  permission_reply: { answered: boolean };
   compact: CompactResult;
   navigate: NavigateResult;
   fork: ForkResult;
