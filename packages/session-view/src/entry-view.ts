@@ -291,7 +291,7 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
       if (output !== undefined) return { ...base, kind: "info", label: output, meta: [], parts: [] };
       const permission = permissionRecordOf(record.customType, record.data);
       if (permission !== undefined) {
-        return { ...base, kind: "info", label: describePermissionRecord(permission), meta: [], parts: [] };
+        return { ...base, kind: "custom", label: describePermissionRecord(permission), meta: [], parts: [] };
       }
       return {
         ...base,
