@@ -53,10 +53,11 @@ describe("arbor --permissions", () => {
     timeout: 60_000,
   }, async () => {
     const box = sandbox();
-    const result = await run(box, [toolCall("write", { path: "notes.txt", content: "hi" }), DONE], [
-      "--permissions",
-      "plan",
-    ]);
+    const result = await run(
+      box,
+      [toolCall("write", { path: "notes.txt", content: "hi" }), DONE],
+      ["--permissions", "plan"],
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(join(box.cwd, "notes.txt"))).toBe(false);
     const told = toolResult(server!.requests[1]);
@@ -95,10 +96,11 @@ describe("arbor --permissions", () => {
     timeout: 60_000,
   }, async () => {
     const box = sandbox();
-    const refused = await run(box, [toolCall("bash", { command: "touch made.txt" }), DONE], [
-      "--permissions",
-      "ask",
-    ]);
+    const refused = await run(
+      box,
+      [toolCall("bash", { command: "touch made.txt" }), DONE],
+      ["--permissions", "ask"],
+    );
     expect(refused.code, refused.stderr).toBe(0);
     expect(existsSync(join(box.cwd, "made.txt"))).toBe(false);
     const told = toolResult(server!.requests[1]);
@@ -120,7 +122,7 @@ describe("arbor --permissions", () => {
     writeJson(join(box.home, "settings.json"), { permissions: { allow: ["shell(ls)"] } });
     const result = await runArbor(box, ["-p", "hi", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("permissions.allow[0]: \"shell(ls)\" is not a rule");
+    expect(result.stderr).toContain('permissions.allow[0]: "shell(ls)" is not a rule');
     expect(result.stderr).not.toMatch(/\n\s+at /);
     const flag = await runArbor(box, ["-p", "hi", "--permissions", "never"]);
     expect(flag.code).not.toBe(0);

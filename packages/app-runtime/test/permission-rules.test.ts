@@ -36,7 +36,10 @@ describe("parsePermissionRule", () => {
       ok: true,
       rule: { kind: "bash", text: "bash", pattern: undefined },
     });
-    expect(parsePermissionRule("Bash(npm   test*)")).toMatchObject({ ok: true, rule: { pattern: "npm test*" } });
+    expect(parsePermissionRule("Bash(npm   test*)")).toMatchObject({
+      ok: true,
+      rule: { pattern: "npm test*" },
+    });
     expect(parsePermissionRule("edit(./src/**)")).toMatchObject({
       ok: true,
       rule: { kind: "path", tool: "edit", pattern: "src/**" },
@@ -131,7 +134,9 @@ describe("judgeToolCall", () => {
     const plan = judgeToolCall(policy("plan", ["bash(git status)"]), bash("git status"), cwd);
     expect(plan.kind).toBe("allow");
     const refused = judgeToolCall(policy("plan"), write("a.txt"), cwd);
-    expect(refused.kind === "deny" ? refused.reason : "").toMatch(/plan mode is read-only.*--permissions auto/);
+    expect(refused.kind === "deny" ? refused.reason : "").toMatch(
+      /plan mode is read-only.*--permissions auto/,
+    );
   });
 
   it("matches edit rules for writes too, paths relative to the working directory", () => {
