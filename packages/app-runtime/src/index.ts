@@ -91,46 +91,12 @@ export type {
   SummaryResult,
   TranscriptResult,
 } from "./operations/view-queries.js";
-export {
-  PERMISSION_ANSWERS,
-  type PermissionAnswer,
-  type PermissionDecisionEvent,
+export type {
+  PermissionAnswer,
+  PermissionDecisionEvent,
   PermissionGate,
-  type PermissionGateOptions,
-  type PermissionRequest,
+  PermissionRequest,
 } from "./permissions/permission-gate.js";
-export {
-  allowCovering,
-  commandPatternMatches,
-  denyCovers,
-  type JudgedCall,
-  type ToolCategory,
-  toolCategory,
-} from "./permissions/permission-match.js";
-export {
-  DEFAULT_PERMISSION_POLICY,
-  judgeToolCall,
-  type PermissionPolicy,
-  type PermissionVerdict,
-  suggestedRule,
-  summarizeToolCall,
-} from "./permissions/permission-policy.js";
-export {
-  type ParsedRule,
-  type PermissionRule,
-  parsePermissionRule,
-  parsePermissionRules,
-  RULE_TOOLS,
-  type RuleTool,
-} from "./permissions/permission-rule.js";
-export {
-  mergePermissionSettings,
-  type PermissionsSettings,
-  PermissionsSettingsSchema,
-  permissionSettingsProblems,
-  resolvePermissionPolicy,
-} from "./permissions/permission-settings.js";
-export { type ShellCommandParts, shellCommandParts } from "./permissions/shell-command-parts.js";
 export {
   createProtocolClient,
   type ProtocolClient,
@@ -235,7 +201,7 @@ export {
   StoreBackendUnavailableError,
   type StoreLocation,
 } from "./store-url.js";
-export { PERMISSION_MODES, type PermissionMode } from "./tool-names.js";
+export type { PermissionMode } from "./tool-names.js";
 export {
   type SessionHolder,
   saveRetryNotice,

@@ -11,7 +11,7 @@ import {
   parsePermissionRule,
   parsePermissionRules,
   shellCommandParts,
-} from "../src/index.js";
+} from "../src/permissions/index.js";
 
 const cwd = mkdtempSync(join(tmpdir(), "arbor-permissions-"));
 
