@@ -1,7 +1,8 @@
 /**
  * `arbor --permissions ask` in a real terminal: the built binary under a pseudo-terminal (util-linux
  * `script -qfec`), its model on an OpenAI-compatible wire server calling `write`. The question appears with
- * the path; `n` (Deny) writes nothing and the model is told "Denied by the user"; `y` (Allow once) writes.
+ * the path; `n` (Deny) writes nothing and the model is told "Denied by the user"; `y` (Allow once) writes;
+ * Esc is a no.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -52,12 +53,14 @@ function plain(screen: string): string {
 }
 
 describe.skipIf(!HAVE_SCRIPT || !existsSync(BINARY))("arbor --permissions ask in a terminal", () => {
-  it("asks with the path; n writes nothing, y writes", { timeout: 90_000 }, async () => {
+  it("asks with the path; n writes nothing, y writes, Esc writes nothing", { timeout: 90_000 }, async () => {
     server = await startOpenAIWireServer([
       writeCall("call_1", "denied.txt"),
       text("Understood, not written."),
       writeCall("call_2", "allowed.txt"),
       text("Written."),
+      writeCall("call_3", "escaped.txt"),
+      text("Not written either."),
     ]);
     const box = sandbox();
     const command = [
@@ -105,6 +108,15 @@ describe.skipIf(!HAVE_SCRIPT || !existsSync(BINARY))("arbor --permissions ask in
     await seen(/permission: write "allowed\.txt" allowed once by the user/, mark);
     await seen(/Written\./, mark);
     expect(existsSync(join(box.cwd, "allowed.txt"))).toBe(true);
+
+    mark = screen.length;
+    type("write the third file\r");
+    await seen(/allow write escaped\.txt\?/, mark);
+    mark = screen.length;
+    type("\u001b");
+    await seen(/permission: write "escaped\.txt" denied by the user/, mark);
+    await seen(/Not written either\./, mark);
+    expect(existsSync(join(box.cwd, "escaped.txt"))).toBe(false);
 
     type("/quit\r");
     await new Promise<void>((resolve) => {
