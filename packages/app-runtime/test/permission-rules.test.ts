@@ -145,6 +145,13 @@ describe("judgeToolCall", () => {
     expect(judgeToolCall(edits, edit(join(cwd, "src", "c.ts")), cwd).kind).toBe("allow");
     expect(judgeToolCall(edits, write("src/../other.ts"), cwd).kind).toBe("ask");
     expect(judgeToolCall(edits, write("/tmp/src/x.ts"), cwd).kind).toBe("ask");
+    // A relative pattern never covers a path outside the working directory, and `edits` asks for those.
+    const everything = policy("ask", ["edit(**)"]);
+    expect(judgeToolCall(everything, write("a/b.ts"), cwd).kind).toBe("allow");
+    expect(judgeToolCall(everything, write("/etc/passwd"), cwd).kind).toBe("ask");
+    expect(judgeToolCall(everything, write("~/.bashrc"), cwd).kind).toBe("ask");
+    expect(judgeToolCall(policy("edits"), edit("/etc/hosts"), cwd).kind).toBe("ask");
+    expect(judgeToolCall(policy("ask", ["edit(/tmp/**)"]), write("/tmp/x/y"), cwd).kind).toBe("allow");
     expect(judgeToolCall(edits, { toolName: "mcp__files__read", args: {} }, cwd).kind).toBe("allow");
     expect(judgeToolCall(edits, { toolName: "mcp__filesystem__read", args: {} }, cwd).kind).toBe("ask");
   });

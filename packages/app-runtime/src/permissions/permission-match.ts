@@ -77,10 +77,20 @@ const RULE_TOOLS_OF: Record<string, readonly string[]> = {
   find: ["find"],
 };
 
+/**
+ * Whether a path glob covers one of the paths. A relative pattern covers only paths inside the working
+ * directory (`edit(**)` is not `/etc/passwd`); an absolute one is matched against absolute paths.
+ */
 function pathMatches(pattern: string | undefined, paths: readonly string[], cwd: string): boolean {
   if (pattern === undefined) return true;
-  const test = picomatch(rulePattern(pattern, cwd), { dot: true });
-  return paths.some((path) => test(path));
+  const glob = rulePattern(pattern, cwd);
+  const test = picomatch(glob, { dot: true });
+  return paths.some((path) => isAbsolute(path) === isAbsolute(glob) && test(path));
+}
+
+/** Whether every path the call is judged by lies inside the working directory. */
+export function insideWorkingDirectory(call: JudgedCall, cwd: string): boolean {
+  return candidatePaths(call, cwd).every((path) => !isAbsolute(path));
 }
 
 /** The paths a file call is judged by: as given and, when it differs, through its symbolic links. */

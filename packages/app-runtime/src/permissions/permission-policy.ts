@@ -5,7 +5,8 @@
  * 1. a deny rule that covers the call refuses it — in every mode, `auto` too;
  * 2. `read`, `ls`, `grep`, `find` and tools of no category (`recall`, extensions' tools) run;
  * 3. an allow rule (of the settings, or of a "for this session" answer) lets it run;
- * 4. the mode: `auto` runs it; `edits` runs `write`/`edit` and asks for bash and MCP calls; `ask` asks for
+ * 4. the mode: `auto` runs it; `edits` runs `write`/`edit` inside the working directory and asks for the
+ *    rest (edits elsewhere, bash and MCP calls); `ask` asks for
  *    all three; `plan` refuses them (read-only: bash runs only what an allow rule allows).
  */
 import type { PermissionDecider } from "@arbor/session-view";
@@ -14,6 +15,7 @@ import {
   allowCovering,
   commandOf,
   denyCovers,
+  insideWorkingDirectory,
   type JudgedCall,
   pathOf,
   toolCategory,
@@ -116,7 +118,10 @@ export function judgeToolCall(
     case "auto":
       return { kind: "allow", by: "mode" };
     case "edits":
-      return category === "edit" ? { kind: "allow", by: "mode" } : { kind: "ask" };
+      // Edits inside the working directory run; outside it (`~/.bashrc`, `/etc/…`) they ask.
+      return category === "edit" && insideWorkingDirectory(call, cwd)
+        ? { kind: "allow", by: "mode" }
+        : { kind: "ask" };
     case "ask":
       return { kind: "ask" };
     case "plan":
