@@ -15,7 +15,7 @@ import {
   startOpenAIWireServer,
 } from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
-import { runArbor, type Sandbox, sandbox, sessionFiles, writeJson } from "./cli-helpers.js";
+import { jsonLines, runArbor, type Sandbox, sandbox, sessionFiles, writeJson } from "./cli-helpers.js";
 
 let server: OpenAIWireServer | undefined;
 afterEach(async () => {
@@ -115,6 +115,28 @@ describe("arbor --permissions", () => {
     const allowed = await run(box, [toolCall("bash", { command: "touch made.txt" }), DONE], []);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(existsSync(join(box.cwd, "made.txt"))).toBe(true);
+  });
+
+  it("json mode writes each decision as a permission_decision record", { timeout: 60_000 }, async () => {
+    const box = sandbox();
+    const result = await run(
+      box,
+      [toolCall("edit", { path: "a.txt", edits: [{ oldText: "a", newText: "b" }] }), DONE],
+      ["--mode", "json", "--permissions", "plan"],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const records = jsonLines(result.stdout).filter((line) => line.type === "permission_decision");
+    expect(records).toEqual([
+      expect.objectContaining({
+        toolCallId: "call_1",
+        toolName: "edit",
+        summary: "a.txt",
+        decision: "denied",
+        by: "mode",
+        mode: "plan",
+        reason: expect.stringContaining("plan mode is read-only"),
+      }),
+    ]);
   });
 
   it("a bad rule in settings.json is one clear message", { timeout: 60_000 }, async () => {
