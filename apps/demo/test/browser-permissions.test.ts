@@ -56,6 +56,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page asks for permission", () => {
     expect(await page.getByTestId("permission-summary").textContent()).toBe("denied.txt");
     expect(await dialog.getAttribute("data-tool")).toBe("write");
     await page.screenshot({ path: `${ARTIFACTS}08-permission.png` });
+    // A page opened while the question waits shows it too (get_state's permissionRequests).
+    await page.reload();
+    await page.getByTestId("context-meter").waitFor({ state: "visible" });
+    await dialog.waitFor({ state: "visible", timeout: 15_000 });
     await page.getByTestId("permission-deny").click();
     await dialog.waitFor({ state: "hidden" });
     await idle();

@@ -38,6 +38,16 @@ export function usePermissionQuestions(): {
       setQuestions((waiting) => waiting.filter((item) => item.requestId !== event.requestId));
     }
   }, []);
+  // A page opened (or reloaded) while a question waits shows it too.
+  useEffect(() => {
+    command({ type: "get_state" })
+      .then((state) => {
+        for (const request of state.permissionRequests ?? []) {
+          handle({ ...request, type: "permission_request", sessionId: state.sessionId });
+        }
+      })
+      .catch(() => undefined);
+  }, [handle]);
   return { questions, handle };
 }
 

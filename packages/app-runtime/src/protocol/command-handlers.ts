@@ -69,6 +69,7 @@ export function sessionState(runtime: AppRuntime): SessionStateResult {
       nextTurn: state.queued.nextTurn.length,
     },
     ...(state.errorMessage === undefined ? {} : { errorMessage: state.errorMessage }),
+    ...(runtime.permissions.pending.length === 0 ? {} : { permissionRequests: runtime.permissions.pending }),
   };
 }
 
