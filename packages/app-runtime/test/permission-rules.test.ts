@@ -10,8 +10,11 @@ import {
   type PermissionRule,
   parsePermissionRule,
   parsePermissionRules,
+  resolvePermissionPolicy,
   shellCommandParts,
 } from "../src/permissions/index.js";
+import { loadSettings } from "../src/settings.js";
+import { writeJson } from "./helpers.js";
 
 const cwd = mkdtempSync(join(tmpdir(), "arbor-permissions-"));
 
@@ -178,5 +181,37 @@ describe("judgeToolCall", () => {
         expect(judgeToolCall(denying, bash([...allowed, other].join(sep)), cwd).kind).toBe("deny");
       }),
     );
+  });
+});
+
+describe("permissions in settings.json", () => {
+  it("joins the rules of the global and project files; the project's mode and the flag win", () => {
+    const home = mkdtempSync(join(tmpdir(), "arbor-permissions-home-"));
+    const project = mkdtempSync(join(tmpdir(), "arbor-permissions-project-"));
+    writeJson(join(home, "settings.json"), { permissions: { mode: "plan", deny: ["bash(rm *)"] } });
+    writeJson(join(project, ".arbor", "settings.json"), {
+      permissions: { mode: "ask", allow: ["bash(git status)"], deny: ["read(.env)"] },
+    });
+    const { settings } = loadSettings(home, project);
+    expect(settings.permissions).toEqual({
+      mode: "ask",
+      allow: ["bash(git status)"],
+      deny: ["bash(rm *)", "read(.env)"],
+    });
+    const fromSettings = resolvePermissionPolicy(settings.permissions, undefined);
+    expect(fromSettings.mode).toBe("ask");
+    expect(fromSettings.deny.map((rule) => rule.text)).toEqual(["bash(rm *)", "read(.env)"]);
+    expect(resolvePermissionPolicy(settings.permissions, "auto").mode).toBe("auto");
+    expect(resolvePermissionPolicy(undefined, undefined).mode).toBe("auto");
+  });
+
+  it("refuses a bad rule or mode, naming the file and the field", () => {
+    const home = mkdtempSync(join(tmpdir(), "arbor-permissions-bad-"));
+    writeJson(join(home, "settings.json"), { permissions: { deny: ["bash", "rm(x)"] } });
+    expect(() => loadSettings(home, home)).toThrow(
+      /settings\.json:\n {2}permissions\.deny\[1\]: "rm\(x\)" is not a rule/,
+    );
+    writeJson(join(home, "settings.json"), { permissions: { mode: "yolo" } });
+    expect(() => loadSettings(home, home)).toThrow(/permissions\.mode/);
   });
 });
