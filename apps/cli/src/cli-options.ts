@@ -4,7 +4,13 @@
  * quick.
  */
 
-import { isToolName, THINKING_LEVEL_NAMES, TOOL_NAMES, type ToolName } from "@arbor/app-runtime/names";
+import {
+  isToolName,
+  PERMISSION_MODES,
+  THINKING_LEVEL_NAMES,
+  TOOL_NAMES,
+  type ToolName,
+} from "@arbor/app-runtime/names";
 import { InvalidArgumentError } from "commander";
 
 /** The output modes of `--mode`. */
@@ -20,6 +26,8 @@ export interface RawCliOptions {
   baseUrl?: string;
   apiKey?: string;
   thinking?: string;
+  /** `--permissions <mode>` (checked). */
+  permissions?: string;
   /** `--tools a,b` (parsed) or `false` for `--no-tools`. */
   tools?: ToolName[] | false;
   continue?: boolean;
@@ -66,6 +74,16 @@ export function parseToolList(value: string): ToolName[] {
 export function parseThinkingLevel(value: string): string {
   if (!(THINKING_LEVEL_NAMES as readonly string[]).includes(value)) {
     throw new InvalidArgumentError(`expected one of ${THINKING_LEVEL_NAMES.join(", ")}.`);
+  }
+  return value;
+}
+
+/** Commander parser of `--permissions`. */
+export function parsePermissionMode(value: string): string {
+  if (!(PERMISSION_MODES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(
+      `expected one of ${PERMISSION_MODES.join(", ")} (see docs/permissions.md).`,
+    );
   }
   return value;
 }

@@ -5,6 +5,7 @@
  * Statically this module loads only commander; everything else is imported when a command needs it.
  */
 import type { ThinkingLevel } from "@arbor/ai-providers";
+import type { PermissionMode } from "@arbor/app-runtime/names";
 import type { Command } from "commander";
 import { CommanderError } from "commander";
 import { flagConflicts, type RawCliOptions } from "./cli-options.js";
@@ -114,6 +115,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
       ...(options.tools === undefined ? {} : { tools: options.tools }),
       extensions: options.extensions === false ? false : (options.extension ?? []),
       ...(options.thinking === undefined ? {} : { thinkingLevel: options.thinking as ThinkingLevel }),
+      ...(options.permissions === undefined ? {} : { permissions: options.permissions as PermissionMode }),
       ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
       ...(options.appendSystemPrompt === undefined ? {} : { appendSystemPrompt: options.appendSystemPrompt }),
       onWarning: (message) => io.stderr.write(`arbor: ${message}\n`),

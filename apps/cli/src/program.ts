@@ -6,6 +6,7 @@ import { Command, Option } from "commander";
 import {
   collect,
   OUTPUT_MODES,
+  parsePermissionMode,
   parseThinkingLevel,
   parseToolList,
   type RawCliOptions,
@@ -93,6 +94,11 @@ export function createProgram(
       "--thinking <level>",
       "thinking level: off, minimal, low, medium, high, xhigh",
       parseThinkingLevel,
+    )
+    .option(
+      "--permissions <mode>",
+      "auto (default: every tool runs), ask (ask before write, edit, bash, MCP), edits (ask for bash, MCP), plan (read-only)",
+      parsePermissionMode,
     )
     .option(
       "--tools <list>",

@@ -1,5 +1,5 @@
 /**
- * The CLI holds terminal code only (docs/architecture.md): every source file imports ink, react, commander
+ * The CLI holds terminal code only (docs/architecture.md): every source file imports ink, react, commander, signal-exit
  * or marked, or does process I/O (the process's streams, arguments or exit, directly or through the CLI's
  * `io.ts`), and the whole of `src` stays under 6,000 lines. Logic a second front end could use belongs in
  * `@arbor/app-runtime` or `@arbor/session-view`.
@@ -40,7 +40,7 @@ function filesUnder(directory: string): string[] {
   });
 }
 
-const TERMINAL_IMPORT = /from "(ink|ink-[a-z-]+|react|react\/[a-z-]+|commander|marked)"/;
+const TERMINAL_IMPORT = /from "(ink|ink-[a-z-]+|react|react\/[a-z-]+|commander|marked|signal-exit)"/;
 const PROCESS_IO = /\bprocess\.(stdout|stderr|stdin|argv|exit|exitCode)\b/;
 const CLI_IO_IMPORT = /from "(\.\.?\/)+(\.\.\/)*io\.js"/;
 const CLI_IO_USE = /\b(CliIo|CliOutput|CliInput|processIo|writeLine|colorEnabled)\b/;

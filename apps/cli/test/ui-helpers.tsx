@@ -22,6 +22,7 @@ import {
 } from "@arbor/app-runtime";
 import { ExtensionHost } from "@arbor/app-runtime/extensions";
 import { type InteractiveController, runUserShellCommand } from "@arbor/app-runtime/input";
+import { PermissionGate, resolvePermissionPolicy } from "@arbor/app-runtime/permissions";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -47,6 +48,8 @@ export function temporaryDirectory(): string {
 
 /** Options of {@link createTestRuntime}. */
 export interface TestRuntimeOptions {
+  /** The permission mode (default `auto`). */
+  permissions?: "auto" | "ask" | "edits" | "plan";
   steps?: ScriptedStep[];
   tools?: AgentTool[];
   settings?: HarnessSettings;
@@ -119,6 +122,12 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     },
   });
   let current: HarnessSession = await harness.newSession();
+  // The permission gate, as createAppRuntime() wires it (mode `auto` unless the test chooses).
+  const permissions = new PermissionGate(resolvePermissionPolicy(undefined, options.permissions), {
+    cwd,
+    session: () => current,
+  });
+  harness.on("tool_call", (event, context) => permissions.check(event, context));
   const replace = async (next: HarnessSession) => {
     if (next === current) return;
     const previous = current;
@@ -144,6 +153,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     persistent: options.persistent !== false,
     extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
     mcp: undefined,
+    permissions,
     runShellCommand: (command, signal) => runUserShellCommand(cwd, command, signal),
     provider,
     other,

@@ -150,6 +150,10 @@ async function script(side: Side): Promise<Map<string, ProtocolResponse<unknown>
   await client.send({ type: "run_command", name: "nothing" }).then((response) => {
     answers.set("run_command", response);
   });
+  // No question waits: the reply is refused the same way on both sides.
+  await client.send({ type: "permission_reply", requestId: "none", decision: "deny" }).then((response) => {
+    answers.set("permission_reply", response);
+  });
   const fork = await send({ type: "fork" });
   await send({ type: "list_sessions", limit: 1 });
   await send({ type: "open_session", sessionId: fork.parentSession });
@@ -176,6 +180,7 @@ describe("one protocol for the demo server and --mode rpc", () => {
       expect(shape(fromRpc.get(type)), type).toEqual(shape(answer));
     }
     expect(fromRpc.get("run_command")).toMatchObject({ success: false, code: "command_failed" });
+    expect(fromRpc.get("permission_reply")).toMatchObject({ success: false, code: "not_found" });
     expect(fromRpc.get("import_session")).toMatchObject({ success: true, data: { entries: 16 } });
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
 import type { ExtensionHost } from "./extensions/extension-host.js";
 import type { SessionOperations } from "./operations/session-operations.js";
+import type { PermissionGate } from "./permissions/permission-gate.js";
 import type { UnsavedWorkWatch, WatchUnsavedWorkOptions } from "./unsaved-work.js";
 
 /** The formats {@link AppRuntime.exportSession} writes. */
@@ -69,6 +70,12 @@ export interface AppRuntime extends SessionOperations {
   readonly extensions: ExtensionHost;
   /** The MCP servers of `settings.json` (`status()` lists them); `undefined` when none is configured. */
   readonly mcp: McpManager | undefined;
+  /**
+   * The permission gate every tool call passes (docs/permissions.md): its mode and rules, the questions
+   * waiting (`pending`), `attachAsker` for a front end that can ask the user, `reply` to answer, and
+   * `onDecision` for the decisions it records in the session.
+   */
+  readonly permissions: PermissionGate;
   /**
    * Runs a command the user typed (`!command`) in the cwd with the coding tools' bash tool and the same
    * environment as the model's commands: the API keys' variables removed (unless `shareKeysWithTools`), so

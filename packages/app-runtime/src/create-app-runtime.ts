@@ -40,6 +40,8 @@ import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
 import { loadModelsFile } from "./models-file.js";
 import { createSessionOperations, type SessionOperations } from "./operations/session-operations.js";
+import { PermissionGate } from "./permissions/permission-gate.js";
+import { resolvePermissionPolicy } from "./permissions/permission-settings.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
 import { resolveForResume, type SessionChoice, startSession } from "./session-choice.js";
@@ -55,7 +57,7 @@ import {
   redactStoreUrl,
 } from "./store-url.js";
 import { keyVariableNames, withoutVariables } from "./tool-environment.js";
-import type { ToolName } from "./tool-names.js";
+import type { PermissionMode, ToolName } from "./tool-names.js";
 import { UnsavedWork, type UnsavedWorkWatch, type WatchUnsavedWorkOptions } from "./unsaved-work.js";
 import { VERSION } from "./version.js";
 import { leaseWhenStored, releaseOtherLeases, takeWriterLease } from "./writer-lease.js";
@@ -105,6 +107,8 @@ export interface AppRuntimeOptions {
   appendSystemPrompt?: string;
   /** Default: settings' `compaction`. */
   compaction?: Partial<CompactionSettings>;
+  /** The permission mode (`--permissions`); default settings' `permissions.mode`, else `auto`. */
+  permissions?: PermissionMode;
   /** More harness options (they win over the runtime's). */
   harnessOptions?: Partial<HarnessOptions>;
   /**
@@ -132,6 +136,7 @@ interface RuntimeWiring {
   unsavedWork: UnsavedWork;
   /** The environment option of every bash command (the model's and the user's). */
   toolEnvironment: Record<string, undefined>;
+  permissions: PermissionGate;
 }
 
 type RuntimeFields = Pick<
@@ -153,6 +158,7 @@ class Runtime implements AppRuntime {
   readonly harness: AgentHarness;
   readonly extensions: ExtensionHost;
   readonly mcp: McpManager | undefined;
+  readonly permissions: PermissionGate;
   private current: HarnessSession;
   private readonly listeners = new Set<(session: HarnessSession) => void>();
   private disposed: Promise<void> | undefined;
@@ -184,6 +190,7 @@ class Runtime implements AppRuntime {
     this.harness = fields.harness;
     this.extensions = wiring.extensions;
     this.mcp = wiring.mcp;
+    this.permissions = wiring.permissions;
     this.current = session;
     leaseWhenStored(this.store, session);
     // The operations every front end calls (operations/): one implementation, over this runtime.
@@ -494,6 +501,15 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ...options.harnessOptions,
     });
     extensions.attach(harness);
+    // Every tool call passes the permission gate, after the extensions' guards (the first refusal wins).
+    let current: () => HarnessSession = () => {
+      throw new Error("no session yet");
+    };
+    const permissions = new PermissionGate(
+      resolvePermissionPolicy(defaults.permissions, options.permissions),
+      { cwd: options.cwd, session: () => current() },
+    );
+    harness.on("tool_call", (event, context) => permissions.check(event, context));
     const sessionChoice = options.session ?? { kind: "new" };
     const session = await startSession(
       {
@@ -545,9 +561,11 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         warn,
         unsavedWork,
         toolEnvironment,
+        permissions,
       },
       options.stores,
     );
+    current = () => runtime.session;
     await extensions.bind({
       session: () => runtime.session,
       loadModel: (reference) => runtime.loadModel(reference),

@@ -92,6 +92,12 @@ export type {
   SummaryResult,
   TranscriptResult,
 } from "./operations/view-queries.js";
+export type {
+  PermissionAnswer,
+  PermissionDecisionEvent,
+  PermissionGate,
+  PermissionRequest,
+} from "./permissions/permission-gate.js";
 export {
   createProtocolClient,
   type ProtocolClient,
@@ -206,6 +212,7 @@ export {
   StoreBackendUnavailableError,
   type StoreLocation,
 } from "./store-url.js";
+export type { PermissionMode } from "./tool-names.js";
 export {
   type SessionHolder,
   saveRetryNotice,

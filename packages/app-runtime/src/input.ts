@@ -42,6 +42,11 @@ export {
   type FileMentions,
   fileMentions,
 } from "./commands/file-mentions.js";
+export {
+  attachPermissionQuestions,
+  type PermissionQuestionHost,
+  permissionPicker,
+} from "./commands/permission-questions.js";
 export { runUserShellCommand } from "./commands/shell-command.js";
 export {
   type CommandExtensionInfo,

@@ -13,6 +13,11 @@ import { readJsonFile, validateConfig } from "./config-file.js";
 import { ArborUserError } from "./errors.js";
 import { ExtensionTimeoutsSchema, mergeExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
 import { ModelLimitsSchema } from "./model-limits.js";
+import {
+  mergePermissionSettings,
+  PermissionsSettingsSchema,
+  permissionSettingsProblems,
+} from "./permissions/permission-settings.js";
 import { TOOL_NAMES } from "./tool-names.js";
 
 /** The schema of a settings file (every field optional; unknown fields are errors, to catch typos). */
@@ -69,6 +74,7 @@ export const SettingsSchema = Type.Object(
     ),
     mcpServers: Type.Optional(McpServersSchema),
     extensionTimeouts: Type.Optional(ExtensionTimeoutsSchema),
+    permissions: Type.Optional(PermissionsSettingsSchema),
   },
   { additionalProperties: false },
 );
@@ -113,12 +119,22 @@ export function readSettingsFile(path: string): Settings | undefined {
       throw new ArborUserError("invalid_settings", `Invalid settings file ${path}:\n${detail}`);
     }
   }
+  if (settings.permissions !== undefined) {
+    const problems = permissionSettingsProblems(settings.permissions);
+    if (problems.length > 0) {
+      throw new ArborUserError(
+        "invalid_settings",
+        `Invalid settings file ${path}:\n${problems.map((line) => `  ${line}`).join("\n")}`,
+      );
+    }
+  }
   return settings;
 }
 
 /**
  * The settings of a run: the global file, then the project file (its fields win; `compaction`,
- * `modelLimits`, `mcpServers` and `extensionTimeouts` are merged key by key).
+ * `modelLimits`, `mcpServers` and `extensionTimeouts` are merged key by key; `permissions`' rule lists are
+ * joined).
  *
  * Contract: reads at most two small files; throws {@link ArborUserError} for the first file that does not
  * validate, naming it.
@@ -136,7 +152,10 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
       sourceOf[key] = file;
       if (key === "compaction") merged.compaction = { ...merged.compaction, ...settings.compaction };
       else if (key === "modelLimits") merged.modelLimits = { ...merged.modelLimits, ...settings.modelLimits };
-      else if (key === "mcpServers") merged.mcpServers = { ...merged.mcpServers, ...settings.mcpServers };
+      else if (key === "permissions") {
+        const permissions = mergePermissionSettings(merged.permissions, settings.permissions);
+        if (permissions !== undefined) merged.permissions = permissions;
+      } else if (key === "mcpServers") merged.mcpServers = { ...merged.mcpServers, ...settings.mcpServers };
       else if (key === "extensionTimeouts") {
         merged.extensionTimeouts = mergeExtensionTimeoutSettings(
           merged.extensionTimeouts,

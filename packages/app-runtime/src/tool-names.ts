@@ -21,3 +21,13 @@ export function isToolName(name: string): name is ToolName {
 
 /** The thinking levels (`THINKING_LEVELS` of `@arbor/ai-providers`). */
 export const THINKING_LEVEL_NAMES = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
+
+/**
+ * The permission modes (`--permissions`, settings' `permissions.mode`): `auto` runs every tool (the default),
+ * `ask` asks before each write, edit, bash and MCP call, `edits` runs file edits and asks for bash and MCP
+ * calls, `plan` is read-only (bash only for commands an allow rule allows).
+ */
+export const PERMISSION_MODES = ["auto", "ask", "edits", "plan"] as const;
+
+/** A permission mode. */
+export type PermissionMode = (typeof PERMISSION_MODES)[number];

@@ -89,7 +89,14 @@ export function createSessionAgent(
     convertMessageToLlm: convertSessionMessageToLlm,
     transformContext: async (messages) => wiring.fitContext(await hooks.context(messages)),
     // After a failed save nothing more runs: no tool (each gets a result saying why) and no further turn.
-    beforeToolCall: (call) => (context.writer.failed ? NOT_RUN_AFTER_FAILED_SAVE : hooks.toolCall(call)),
+    // A call whose `tool_call` handlers were still running when the run was aborted does not run (their
+    // answer was not waited for, so a handler that would have refused it fails closed).
+    beforeToolCall: async (call, signal) => {
+      if (context.writer.failed) return NOT_RUN_AFTER_FAILED_SAVE;
+      const result = await hooks.toolCall(call);
+      if (signal.aborted && result?.block !== true) return { block: true, reason: NOT_RUN_AFTER_ABORT };
+      return result;
+    },
     afterToolCall: async (call) => limitResult(context, call, await hooks.toolResult(call)),
     prepareNextTurn: wiring.prepareNextTurn,
     shouldStopAfterTurn: (turn) => context.writer.failed || hooks.shouldStopAfterTurn(turn),
@@ -105,6 +112,9 @@ export function createSessionAgent(
  * stores it after the result message. `recall` is excepted: its results are bounded pages of what the
  * session holds.
  */
+/** The result of a call the run's abort reached while its `tool_call` handlers ran. */
+const NOT_RUN_AFTER_ABORT = "Not run: the run was aborted before the tool started.";
+
 function limitResult(
   context: SessionContext,
   call: AfterToolCallContext,

@@ -5,9 +5,11 @@
  * be damaged or written by other programs, so every field is checked before it is used: a view never
  * throws.
  */
+
 import type { SessionEntry } from "@arbor/session-store";
 import { diffCounts } from "./diff-rows.js";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
+import { describePermissionRecord, permissionRecordOf } from "./permission-record.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
 import { isFileChangeTool, type ToolDiff, type ToolDiffCall, toolDiff } from "./tool-diff.js";
 
@@ -329,6 +331,10 @@ export function viewEntry(
     case "custom": {
       const output = toolOutputSummary(record.customType, record.data);
       if (output !== undefined) return { ...base, kind: "info", label: output, meta: [], parts: [] };
+      const permission = permissionRecordOf(record.customType, record.data);
+      if (permission !== undefined) {
+        return { ...base, kind: "custom", label: describePermissionRecord(permission), meta: [], parts: [] };
+      }
       return {
         ...base,
         kind: "info",

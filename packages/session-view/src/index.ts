@@ -52,6 +52,13 @@ export {
 export { escapeHtml, markdownHtml } from "./markdown-html.js";
 export { type ContentTextOptions, contentText, messageText } from "./message-text.js";
 export {
+  describePermissionRecord,
+  PERMISSION_CUSTOM_TYPE,
+  type PermissionDecider,
+  type PermissionRecord,
+  permissionRecordOf,
+} from "./permission-record.js";
+export {
   isDeltaEvent,
   PROTOCOL_EVENT_SCHEMAS,
   PROTOCOL_EVENT_VERSION,

@@ -276,6 +276,41 @@ export const PROTOCOL_EVENT_SCHEMAS = {
     },
     "a notice of an extension or of a slash command typed as a prompt",
   ),
+  permission_request: record(
+    "permission_request",
+    {
+      requestId: Type.String({ description: "answer it with the permission_reply command" }),
+      toolCallId: ToolCallId,
+      toolName: Type.String(),
+      summary: Type.String({ description: "the command, path or arguments, in a few words" }),
+      suggestedRule: Type.String({ description: 'the rule "for this session" adds, e.g. bash(npm test)' }),
+      mode: Type.String({ description: "the permission mode: auto, ask, edits or plan" }),
+    },
+    "a tool call waits for the user's permission (see docs/permissions.md)",
+  ),
+  permission_decision: record(
+    "permission_decision",
+    {
+      requestId: Type.Optional(Type.String({ description: "the request it answers, when one was asked" })),
+      toolCallId: ToolCallId,
+      toolName: Type.String(),
+      summary: Type.String(),
+      decision: Type.Union([Type.Literal("allowed"), Type.Literal("denied")]),
+      by: Type.Union([
+        Type.Literal("user"),
+        Type.Literal("session"),
+        Type.Literal("rule"),
+        Type.Literal("mode"),
+      ]),
+      scope: Type.Optional(Type.Union([Type.Literal("once"), Type.Literal("session")])),
+      rule: Type.Optional(Type.String({ description: "the rule that decided, or the one the answer added" })),
+      mode: Type.String(),
+      reason: Type.Optional(
+        Type.String({ description: "why the call was refused (what the model was told)" }),
+      ),
+    },
+    "a permission decision was recorded in the session",
+  ),
   error: record(
     "error",
     {

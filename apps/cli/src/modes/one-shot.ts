@@ -13,10 +13,12 @@ import {
   type InterruptWatch,
   JsonEventWriter,
   lastAssistantMessage,
+  type PermissionDecisionEvent,
   reportRunNotices,
   sessionRecord,
   type UnsavedWorkWatch,
 } from "@arbor/app-runtime";
+import { describePermissionRecord } from "@arbor/session-view";
 import type { CliIo } from "../io.js";
 
 /** How a finished run ended, for the exit code. */
@@ -57,6 +59,13 @@ function outcomeOf(runtime: AppRuntime, interrupt: InterruptWatch): RunOutcome &
   return { ...outcome, reason: `${message?.stopReason === "aborted" ? "aborted" : "error"}: ${reason}` };
 }
 
+/** A refusal in one line: what was refused and by what, then how to allow it (when the mode refused it). */
+function refusalLine(decision: PermissionDecisionEvent): string {
+  const line = describePermissionRecord(decision);
+  const hint = decision.by === "mode" ? / To allow it, (.*)$/.exec(decision.reason ?? "")?.[1] : undefined;
+  return hint === undefined ? line : `${line}; to allow it, ${hint}`;
+}
+
 /**
  * Print mode: runs the prompt and writes the final answer's text to stdout (nothing else goes there).
  *
@@ -70,11 +79,16 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
+  // A refused tool call is said on stderr too (the model got the refusal as the tool's result).
+  const refusals = runtime.permissions.onDecision((decision) => {
+    if (decision.decision === "denied") io.stderr.write(`arbor: ${refusalLine(decision)}\n`);
+  });
   let unsaved: string | undefined;
   try {
     await runtime.session.prompt(prompt);
   } finally {
     interrupt.restore();
+    refusals();
     retries();
     unsaved = saves();
   }
@@ -111,6 +125,9 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
     return commandCode;
   }
   const unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
+  const decisions = runtime.permissions.onDecision((decision) =>
+    writer.record({ type: "permission_decision", ...decision }),
+  );
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
@@ -120,6 +137,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   } finally {
     interrupt.restore();
     unsubscribe();
+    decisions();
     retries();
     stopNotices();
     unsaved = saves();

@@ -34,6 +34,7 @@ import {
 } from "./components/select-list.js";
 import { Transcript } from "./components/transcript.js";
 import type { TerminalKey } from "./key-chunks.js";
+import { usePermissionQuestions } from "./permission-question.js";
 import { type Theme, ThemeProvider } from "./theme.js";
 import { useLive } from "./use-session-view.js";
 import { useTerminalKeys } from "./use-terminal-keys.js";
@@ -129,6 +130,14 @@ export function App(props: AppProps): ReactNode {
     }
   }, []);
 
+  // A tool call that needs permission opens its question in place of the editor (Esc: no).
+  usePermissionQuestions(runtime, store, {
+    open: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
+    close: (picker) => {
+      if (overlayRef.current?.picker === picker) setOverlay(undefined);
+    },
+  });
+
   // Extensions' notices (`ui.notify`, failed commands) are lines of the transcript.
   useEffect(
     () => runtime.extensions.onNotice((notice) => store.notice(notice.level, notice.message)),
@@ -183,6 +192,7 @@ export function App(props: AppProps): ReactNode {
       if (result.kind === "action") return result.run();
       setOverlay(undefined);
       if (result.kind === "choose") open.picker.onSelect(result.key);
+      else open.picker.onCancel?.();
       return;
     }
     if (globalKey(input, key)) return;

@@ -4,6 +4,7 @@
  * `parseArgs` into {@link DemoOptions}. A mistake is one message that says what to do.
  */
 import { parseArgs } from "node:util";
+import { PERMISSION_MODES, type PermissionMode } from "@arbor/app-runtime/names";
 import type { DemoOptions } from "./start-demo.js";
 
 /** The help text of `pnpm demo`. */
@@ -25,6 +26,7 @@ Options:
   --no-session           keep sessions in memory only
   --extension <path>     load an extension (repeatable); its commands become buttons on the page
   --no-extensions        load no extension (not even those of ~/.arbor/extensions and .arbor/extensions)
+  --permissions <mode>   auto (default), ask, edits or plan: ask asks on the page (docs/permissions.md)
   -h, --help             show this help`;
 
 /** What the flags ask for: options, or the help, or a mistake. */
@@ -65,6 +67,7 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
         "no-session": { type: "boolean" },
         extension: { type: "string", multiple: true },
         "no-extensions": { type: "boolean" },
+        permissions: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -79,11 +82,16 @@ export function parseDemoArgs(args: readonly string[]): ParsedDemoArgs {
   if (typeof port === "string") return { kind: "error", message: port };
   const pace = whole(values.pace as string | undefined, "--pace", 10_000);
   if (typeof pace === "string") return { kind: "error", message: pace };
+  const mode = values.permissions as string | undefined;
+  if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    return { kind: "error", message: `--permissions needs one of ${PERMISSION_MODES.join(", ")}.` };
+  }
   const text = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
   const options: DemoOptions = {
     ...(port === undefined ? {} : { port }),
     ...(pace === undefined ? {} : { pace }),
     ...(values.tour === true ? { tour: true } : {}),
+    ...(mode === undefined ? {} : { permissions: mode as PermissionMode }),
     ...(values["no-session"] === true ? { persistent: false } : {}),
     ...(values["no-extensions"] === true
       ? { extensions: false as const }

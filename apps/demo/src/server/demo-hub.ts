@@ -53,9 +53,19 @@ export class DemoHub {
     const stopNotices = runtime.extensions.onNotice((notice) =>
       this.log.append({ ...notice, type: "notice", sessionId: this.runtime.session.id }),
     );
+    // A tool call that needs the user's permission is asked on every page (`permission_request`); a page
+    // answers with the `permission_reply` command, and every page sees the decision.
+    const stopAsking = runtime.permissions.attachAsker((request) =>
+      this.log.append({ ...request, type: "permission_request", sessionId: this.runtime.session.id }),
+    );
+    const stopDecisions = runtime.permissions.onDecision((decision) =>
+      this.log.append({ ...decision, type: "permission_decision", sessionId: this.runtime.session.id }),
+    );
     this.stopWatching = () => {
       stopSessions();
       stopNotices();
+      stopAsking();
+      stopDecisions();
     };
   }
 

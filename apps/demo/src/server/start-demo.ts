@@ -15,6 +15,7 @@ import {
   type AppRuntime,
   createAppRuntime,
   type Environment,
+  type PermissionMode,
   type ProviderFactories,
 } from "@arbor/app-runtime";
 import { createDemoProvider, demoModel, TOUR_COMPACTION, TOUR_MODEL } from "@arbor/app-runtime/demo";
@@ -66,6 +67,8 @@ export interface DemoOptions {
    * (`--no-extensions`): none. Their commands are buttons on the page.
    */
   extensions?: readonly string[] | false;
+  /** The permission mode (`--permissions`; default settings', else `auto`): `ask` asks on the page. */
+  permissions?: PermissionMode;
 }
 
 /** A running demo. */
@@ -162,6 +165,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     ...(options.tour ? { compaction: TOUR_COMPACTION } : {}),
     ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
   });
   const hub = new DemoHub(runtime, {
     ...(options.coalesceMs === undefined ? {} : { coalesceMs: options.coalesceMs }),

@@ -21,6 +21,7 @@ import { Chat } from "./Chat.js";
 import { ContextMeter } from "./ContextMeter.js";
 import { ExtensionCommands, type ExtensionNoticeView } from "./ExtensionCommands.js";
 import { NodePanel } from "./NodePanel.js";
+import { PermissionDialog, usePermissionQuestions } from "./PermissionDialog.js";
 import { createPageTransport } from "./page-transport.js";
 import { SessionList } from "./SessionList.js";
 import { TreeGraph } from "./TreeGraph.js";
@@ -43,6 +44,7 @@ const NOTICES_SHOWN = 5;
 export function App() {
   const [info, setInfo] = useState<ServerInfo | undefined>();
   const [notices, setNotices] = useState<ExtensionNoticeView[]>([]);
+  const permissions = usePermissionQuestions();
   const [graph, setGraph] = useState<GraphAnswer | undefined>();
   const [transcript, setTranscript] = useState<TranscriptAnswer | undefined>();
   const [breakdown, setBreakdown] = useState<ContextAnswer | undefined>();
@@ -111,6 +113,7 @@ export function App() {
         )
           return;
         transport.push(event as unknown as ProtocolEvent);
+        permissions.handle(event);
         if (event.type === "settled") setSending(false);
         if (event.type === "error") setError(String(event.error));
         if (event.type === "notice") {
@@ -139,7 +142,7 @@ export function App() {
       disconnect();
       view.detach();
     };
-  }, [refresh, scheduleRefresh, transport, view]);
+  }, [refresh, scheduleRefresh, transport, view, permissions.handle]);
 
   // The run of a sent prompt shows in the live slice: from then on, its busy state is the view model's.
   useEffect(() => {
@@ -206,6 +209,7 @@ export function App() {
           </button>
         )}
       </header>
+      <PermissionDialog questions={permissions.questions} onError={onError} />
       <aside className="left">
         <SessionList
           currentId={graph?.sessionId}

@@ -70,6 +70,7 @@ export function sessionState(runtime: AppRuntime): SessionStateResult {
       nextTurn: state.queued.nextTurn.length,
     },
     ...(state.errorMessage === undefined ? {} : { errorMessage: state.errorMessage }),
+    ...(runtime.permissions.pending.length === 0 ? {} : { permissionRequests: runtime.permissions.pending }),
   };
 }
 
@@ -108,6 +109,13 @@ const HANDLERS: Handlers = {
     session.abort("aborted by an rpc command");
     await session.waitForIdle();
     return { aborted: wasBusy };
+  },
+  async permission_reply(command, { runtime }) {
+    if (runtime.permissions.reply(command.requestId, command.decision)) return { answered: true };
+    throw new OperationRefusedError(
+      `No permission request "${command.requestId}" waits for an answer (it was answered, or its run stopped).`,
+      "not_found",
+    );
   },
   async compact(command, { runtime }) {
     return runtime.compact(command.instructions ?? undefined);

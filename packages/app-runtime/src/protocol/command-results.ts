@@ -3,6 +3,7 @@
  * of its response's `data` — the same objects the dispatcher's handlers return, so a client
  * (`@arbor/app-runtime/client`) reads typed answers. Types only: this module is safe for a browser.
  */
+
 import type { AgentMessage } from "@arbor/agent-core";
 import type { ThinkingLevel } from "@arbor/ai-providers";
 import type { HarnessPhase } from "@arbor/harness";
@@ -22,6 +23,7 @@ import type {
   SummaryResult,
   TranscriptResult,
 } from "../operations/view-queries.js";
+import type { PermissionRequest } from "../permissions/permission-gate.js";
 import type { ImportSessionResult } from "../sessions/import-session.js";
 import type { RpcCommandType } from "./rpc-commands.js";
 
@@ -46,6 +48,8 @@ export interface SessionStateResult {
   contextUsage: { tokens: number; contextWindow: number; percent: number; compactionThreshold: number };
   queued: { steering: number; followUp: number; nextTurn: number };
   errorMessage?: string;
+  /** The permission questions waiting for an answer (a page opened after one was asked shows them). */
+  permissionRequests?: readonly PermissionRequest[];
 }
 
 /**
@@ -66,6 +70,7 @@ export interface CommandResults {
   steer: undefined;
   follow_up: undefined;
   abort: { aborted: boolean };
+  permission_reply: { answered: boolean };
   compact: CompactResult;
   navigate: NavigateResult;
   fork: ForkResult;

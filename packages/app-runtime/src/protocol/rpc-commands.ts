@@ -37,6 +37,16 @@ export const RPC_COMMAND_SCHEMAS = {
   steer: command("steer", { text: Text }, "Queues a steering message for the running turn."),
   follow_up: command("follow_up", { text: Text }, "Queues a message for after the run."),
   abort: command("abort", {}, "Aborts the run and waits until the session is idle."),
+  permission_reply: command(
+    "permission_reply",
+    {
+      requestId: Type.String({ minLength: 1, description: "the requestId of a permission_request record" }),
+      decision: Type.Union([Type.Literal("once"), Type.Literal("session"), Type.Literal("deny")], {
+        description: '"once", "session" (allow such calls for the rest of the session) or "deny"',
+      }),
+    },
+    "Answers a permission_request: the tool call runs (once, or such calls for the session) or is refused.",
+  ),
   compact: command("compact", { instructions: OptionalText }, "Compacts the session now."),
   navigate: command(
     "navigate",

@@ -42,6 +42,13 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
   writer.record(sessionRecord(runtime));
   let unsubscribe = runtime.session.subscribe((event) => writer.handle(event));
   const stopNotices = runtime.extensions.onNotice((notice) => writer.record({ type: "notice", ...notice }));
+  // The client is asked through the protocol: a `permission_request` record, answered by `permission_reply`.
+  const stopAsking = runtime.permissions.attachAsker((request) =>
+    writer.record({ type: "permission_request", ...request }),
+  );
+  const stopDecisions = runtime.permissions.onDecision((decision) =>
+    writer.record({ type: "permission_decision", ...decision }),
+  );
   const stopWatching = runtime.onSessionChange((session) => {
     unsubscribe();
     unsubscribe = session.subscribe((event) => writer.handle(event));
@@ -118,6 +125,8 @@ export function createRpcServer(runtime: AppRuntime, write: (line: string) => vo
       writer.flush();
       unsubscribe();
       stopNotices();
+      stopAsking();
+      stopDecisions();
       stopWatching();
     },
   };

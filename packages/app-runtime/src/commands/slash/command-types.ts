@@ -50,6 +50,12 @@ export interface Picker {
    * Contract: should not throw; failures are the picker owner's to report.
    */
   onSelect(key: string): void;
+  /**
+   * Called when the user leaves the picker without choosing (Esc, Ctrl-C), after it is closed.
+   *
+   * Contract: should not throw; a picker whose question needs an answer (a permission) answers "no" here.
+   */
+  onCancel?(): void;
 }
 
 /**
