@@ -29,6 +29,13 @@ export interface ControllerUi {
    */
   setEditorText(text: string): void;
   /**
+   * The editor's text, so that a completion that had to wait (for the project's file list) is applied only
+   * to the text it was asked for.
+   *
+   * Contract: synchronous, reads only. Without it, such a completion is applied whatever the editor holds.
+   */
+  editorText?(): string;
+  /**
    * Ends the interactive mode.
    *
    * Contract: called once, when the session is idle; unmounts the app.
@@ -44,6 +51,13 @@ export interface MentionSupport {
    * Contract: synchronous; undefined when there is nothing to complete.
    */
   complete(text: string): { text: string; matches: string[] } | undefined;
+  /**
+   * Starts reading what {@link complete} completes from (the project's file list) when it is not read yet.
+   *
+   * Contract: a promise that resolves once `complete` can answer, undefined when it already can; never
+   * rejects.
+   */
+  whenListed?(): Promise<void> | undefined;
   /**
    * The prompt with the files it mentions attached (text appended, images as image blocks).
    *
@@ -207,14 +221,35 @@ export class InteractiveController implements CommandHost {
       );
       return command.text;
     }
-    const mention = this.options.mentions?.complete(text);
-    if (mention === undefined) {
-      if (this.options.mentions !== undefined && /(^|\s)@\S*$/.test(text))
-        this.store.setHint(
-          "no file matches (the project's files may still be being listed: press Tab again)",
-        );
+    const mentions = this.options.mentions;
+    const mention = mentions?.complete(text);
+    if (mention !== undefined) return this.showMention(mention);
+    const typed = /(^|\s)@(\S*)$/.exec(text);
+    if (mentions === undefined || typed === null) return undefined;
+    const listing = mentions.whenListed?.();
+    if (listing === undefined) {
+      this.store.setHint(`no file matches @${typed[2]}`);
       return undefined;
     }
+    // The first Tab: the project's files are being listed; complete when they are (unless the text changed).
+    this.store.setHint("listing the project's files …");
+    this.track(
+      listing.then(() => {
+        if (this.ui.editorText !== undefined && this.ui.editorText() !== text) return;
+        const later = mentions.complete(text);
+        if (later === undefined) {
+          this.store.setHint(`no file matches @${typed[2]}`);
+          return;
+        }
+        const completed = this.showMention(later);
+        if (completed !== text) this.ui.setEditorText(completed);
+      }),
+    );
+    return undefined;
+  }
+
+  /** Shows a mention's matches (when several) on the hint line; returns the completed text. */
+  private showMention(mention: { text: string; matches: string[] }): string {
     this.store.setHint(
       mention.matches.length > 1 ? mention.matches.map((path) => `@${path}`).join("  ") : undefined,
     );

@@ -35,6 +35,13 @@ export interface FileMentions {
    */
   complete(text: string): { text: string; matches: string[] } | undefined;
   /**
+   * Starts reading the project's file list when it is not read yet.
+   *
+   * Contract: resolves once {@link complete} can answer from the list (at once when it can already); undefined
+   * when the list is read; never rejects (a directory that cannot be listed gives an empty list).
+   */
+  whenListed(): Promise<void> | undefined;
+  /**
    * Attaches the files the text mentions.
    *
    * Contract: never rejects; a mention of no file stays text and is reported in `missing`.
@@ -82,20 +89,25 @@ export function completeMention(
  */
 export function createFileMentions(cwd: string): FileMentions {
   let files: readonly string[] | undefined;
-  let _listing: Promise<void> | undefined;
+  let listing: Promise<void> | undefined;
   const read = createReadTool(cwd);
+  const whenListed = (): Promise<void> | undefined => {
+    listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
+      (list) => {
+        files = list.files;
+      },
+      () => {
+        files = [];
+      },
+    );
+    return files === undefined ? listing : undefined;
+  };
   return {
     complete(text) {
-      _listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
-        (list) => {
-          files = list.files;
-        },
-        () => {
-          files = [];
-        },
-      );
+      whenListed();
       return files === undefined ? undefined : completeMention(text, files);
     },
+    whenListed,
     async attach(text, signal = new AbortController().signal) {
       const prompt: AttachedPrompt = { text, images: [], attached: [], missing: [] };
       const blocks: string[] = [];
