@@ -21,7 +21,7 @@ import {
   UnsavedWork,
 } from "@arbor/app-runtime";
 import { ExtensionHost } from "@arbor/app-runtime/extensions";
-import { type InteractiveController, runUserShellCommand } from "@arbor/app-runtime/input";
+import { type InteractiveController, runUserShellCommand, withFileMentions } from "@arbor/app-runtime/input";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
 import { MemorySessionStore, type SessionSummary } from "@arbor/session-store";
@@ -100,6 +100,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   const errors: unknown[] = [];
   const unsavedWork = new UnsavedWork(() => undefined);
   const closed: string[] = [];
+  const extensions = options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") });
   const harness = createHarness({
     registry,
     model: provider.model,
@@ -107,9 +108,12 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     tools: options.tools ?? [],
     settings: options.settings,
     cwd,
-    ...(options.files === undefined
-      ? {}
-      : { resources: createResourceLoader({ home: join(cwd, "arbor-home") }) }),
+    // `@path` attaches files as createAppRuntime's sessions do.
+    resources: withFileMentions(
+      options.files === undefined ? undefined : createResourceLoader({ home: join(cwd, "arbor-home") }),
+      cwd,
+      (notice) => extensions.notice(notice.message, notice.level),
+    ),
     systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
@@ -142,7 +146,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     store,
     storeDescription: options.persistent === false ? undefined : "memory",
     persistent: options.persistent !== false,
-    extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
+    extensions,
     mcp: undefined,
     runShellCommand: (command, signal) => runUserShellCommand(cwd, command, signal),
     provider,

@@ -27,6 +27,7 @@ import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/
 import type { McpManager } from "@arbor/mcp";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
+import { withFileMentions } from "./commands/mention-input.js";
 import { runUserShellCommand } from "./commands/shell-command.js";
 import { ArborUserError } from "./errors.js";
 import type { ExtensionHost } from "./extensions/extension-host.js";
@@ -474,7 +475,10 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ],
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
-      resources: createResourceLoader({ home }),
+      // `@path` attaches the file in every mode (the editor, print, json, rpc, the demo).
+      resources: withFileMentions(createResourceLoader({ home }), options.cwd, (notice) =>
+        extensions.notice(notice.message, notice.level),
+      ),
       settings: {
         ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
         ...(compaction === undefined ? {} : { compaction }),

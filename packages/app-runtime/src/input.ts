@@ -42,6 +42,7 @@ export {
   type FileMentions,
   fileMentions,
 } from "./commands/file-mentions.js";
+export { type MentionNotice, withFileMentions } from "./commands/mention-input.js";
 export { runUserShellCommand } from "./commands/shell-command.js";
 export {
   type CommandExtensionInfo,

@@ -4,7 +4,6 @@
  * A front end calls it; it calls the harness session and the app runtime, and reports through the view model.
  */
 
-import type { ImageContent } from "@arbor/ai-providers";
 import type { BashExecutionInput, HarnessSession } from "@arbor/harness";
 import { errorText, itemsOfMessage, type SessionViewModel } from "@arbor/session-view";
 import { parseCommandLine } from "./command-line.js";
@@ -58,20 +57,6 @@ export interface MentionSupport {
    * rejects.
    */
   whenListed?(): Promise<void> | undefined;
-  /**
-   * The prompt with the files it mentions attached (text appended, images as image blocks).
-   *
-   * Contract: never rejects; mentions of no file are listed in `missing` and stay text.
-   */
-  attach(
-    text: string,
-    signal?: AbortSignal,
-  ): Promise<{
-    text: string;
-    images: ImageContent[];
-    attached: string[];
-    missing: { path: string; reason: string }[];
-  }>;
 }
 
 /** What the controller can do besides prompts and commands, when the front end provides it. */
@@ -83,7 +68,7 @@ export interface ControllerOptions {
    * Contract: never rejects; a command stopped through `signal` resolves with `cancelled: true`.
    */
   shell?: (command: string, signal: AbortSignal) => Promise<BashExecutionInput>;
-  /** `@path` mentions: completion on Tab and attachment when a prompt is sent. */
+  /** `@path` mentions: completion on Tab (the session's prompt attaches the files, in every mode). */
   mentions?: MentionSupport;
 }
 
@@ -123,29 +108,13 @@ export class InteractiveController implements CommandHost {
   }
 
   /**
-   * Starts a prompt (with the files it mentions attached, when mentions are supported); its failure to
-   * start (or an unexpected rejection) becomes an error notice.
+   * Starts a prompt (the runtime's session attaches the files it mentions: `withFileMentions`); its failure
+   * to start (or an unexpected rejection) becomes an error notice.
    */
   prompt(text: string): void {
-    const mentions = this.options.mentions;
-    if (mentions === undefined || !/(^|\s)@\S/.test(text)) {
-      const run = this.session().prompt(text);
-      this.store.refresh();
-      this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
-      return;
-    }
-    this.track(
-      (async () => {
-        const attached = await mentions.attach(text);
-        for (const { path, reason } of attached.missing) this.store.notice("warning", `@${path}: ${reason}`);
-        if (attached.attached.length > 0) {
-          this.store.notice("info", `attached ${attached.attached.map((path) => `@${path}`).join(", ")}`);
-        }
-        const run = this.session().prompt(attached.text, { images: attached.images });
-        this.store.refresh();
-        await run;
-      })(),
-    );
+    const run = this.session().prompt(text);
+    this.store.refresh();
+    this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
   }
 
   /** Runs `!command` / `!!command`: its output is shown and recorded (`!!`: not sent to the model). */
