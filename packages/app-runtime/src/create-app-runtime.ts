@@ -39,7 +39,7 @@ import {
 } from "./extensions/runtime-extensions.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
-import { loadModelsFile } from "./models-file.js";
+import { loadModelsFile, modelsFilePath } from "./models-file.js";
 import { createSessionOperations, type SessionOperations } from "./operations/session-operations.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
@@ -122,8 +122,13 @@ export interface AppRuntimeOptions {
 interface RuntimeWiring {
   exporters: SessionExporters;
   loadProvider: (providerId: string) => Promise<Provider>;
-  /** Whether an id names a provider (built in, or of `models.json`), loaded or not. */
+  /**
+   * Whether an id names a provider (built in, of an extension, or of `models.json` — read again, so a
+   * provider added since the start counts), loaded or not.
+   */
   isProvider: (providerId: string) => boolean;
+  /** The providers {@link isProvider} knows, for a message. */
+  providerNames: () => string[];
   release: () => Promise<void>;
   extensions: ExtensionHost;
   mcp: McpManager | undefined;
@@ -300,15 +305,27 @@ class Runtime implements AppRuntime {
 
   async loadModel(reference: string): Promise<Model> {
     const slash = reference.indexOf("/");
-    const providerId = slash > 0 ? reference.slice(0, slash) : undefined;
+    const current = this.current.state.model.provider;
+    // A bare id: a model of the current provider, whatever its id.
+    if (slash <= 0) return this.registry.resolveModel(`${current}/${reference}`);
+    const providerId = reference.slice(0, slash);
     const loaded = (id: string) => this.registry.providers.some((item) => item.id === id);
-    if (providerId === undefined || (!loaded(providerId) && !this.wiring.isProvider(providerId))) {
-      // A bare id (or one whose first part names no provider, `anthropic/claude-x` on OpenRouter): a model
-      // of the current provider, whatever its id.
-      return this.registry.resolveModel(`${this.current.state.model.provider}/${reference}`);
+    if (loaded(providerId) || this.wiring.isProvider(providerId)) {
+      if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
+      return this.registry.resolveModel(reference);
     }
-    if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
-    return this.registry.resolveModel(reference);
+    // The first part names no provider: a model of the current provider only when its catalog lists the
+    // whole id (OpenRouter's `anthropic/claude-x`); never a silent `current/other/id`.
+    const provider = this.registry.providers.find((item) => item.id === current);
+    if (provider?.models.some((model) => model.id === reference) === true) {
+      return this.registry.resolveModel(`${current}/${reference}`);
+    }
+    throw new ArborUserError(
+      "unknown_provider",
+      `No provider "${providerId}" (in "${reference}"): the known providers are ` +
+        `${this.wiring.providerNames().join(", ")} (models.json was read again: ${modelsFilePath(this.home)}). ` +
+        `For a model of ${current} whose id has a slash, write ${current}/${reference}.`,
+    );
   }
 
   dispose(): Promise<void> {
@@ -410,6 +427,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ? await setup(options.flags)
       : extensionSetup(home, fromExtension, loadedSettings, setup);
   const defaults = settings.settings;
+  // models.json's providers, read again when a model names a provider not known yet (`/model new/id`).
+  let custom = customProviders;
+  const readCustomProviders = () => {
+    custom = loadModelsFile(home).providers;
+    return custom;
+  };
   // The schema admits only built-in names and `mcp__…` names.
   const tools = (options.tools ?? defaults.tools) as readonly ToolName[] | false | undefined;
   const shareKeys = options.shareKeysWithTools ?? defaults.shareKeysWithTools ?? false;
@@ -455,8 +478,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     // One list of key variables, read at each command (the model's and the user's `!command`): built-in,
     // models.json, the extensions' providers (also one the registry ignored) and every provider the
     // registry holds by then.
-    const hidden = () =>
-      keyVariableNames(customProviders, [...registry.providers, ...extensions.providers.values()]);
+    const hidden = () => keyVariableNames(custom, [...registry.providers, ...extensions.providers.values()]);
     const toolEnvironment = withoutVariables(shareKeys ? () => [] : hidden);
     let builtIn: AgentTool[];
     try {
@@ -537,8 +559,15 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         loadProvider: loadById,
         isProvider: (id) =>
           extensions.providers.has(id) ||
-          Object.hasOwn(customProviders, id) ||
-          builtInProviderNames().includes(id),
+          builtInProviderNames().includes(id) ||
+          Object.hasOwn(readCustomProviders(), id),
+        providerNames: () => [
+          ...new Set([
+            ...builtInProviderNames(),
+            ...Object.keys(readCustomProviders()),
+            ...extensions.providers.keys(),
+          ]),
+        ],
         release,
         extensions,
         mcp,
