@@ -13,6 +13,7 @@ import { type CliIo, colorEnabled, processIo } from "./io.js";
 import { createProgram } from "./program.js";
 import { holdTypeahead } from "./ui/typeahead.js";
 import { VERSION } from "./version.js";
+import { versionLine } from "./version-line.js";
 
 /** Reads a stream to its end as UTF-8. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -214,7 +215,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     const sessions = argv.includes("sessions") ? await sessionsCommandFor(io, report) : undefined;
     const program = createProgram(
       io,
-      VERSION,
+      versionLine(),
       {
         run: (options, words) => runSession(options, words, io),
         models: async (options, globals) => {

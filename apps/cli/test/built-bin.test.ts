@@ -32,6 +32,17 @@ function runBuilt(box: Sandbox, args: string[], env: Record<string, string> = {}
 }
 
 describe("the built arbor", () => {
+  it("says its version and the commit it was built from", () => {
+    const result = runBuilt(sandbox(), ["--version"]);
+    const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim();
+    const version = (
+      JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+        version: string;
+      }
+    ).version;
+    expect(result.stdout).toBe(`arbor ${version} (commit ${commit})\n`);
+  });
+
   it("makes its compile cache on the first run, and V8 takes it on the next ones", () => {
     const box = sandbox();
     const cache = join(box.home, "..", "compile-cache");
