@@ -98,7 +98,12 @@ export {
   type ProtocolResponse,
   type ProtocolTransport,
 } from "./protocol/client.js";
-export { dispatchRpcCommand, type RpcContext, sessionState } from "./protocol/command-handlers.js";
+export {
+  ABORT_REQUESTED,
+  dispatchRpcCommand,
+  type RpcContext,
+  sessionState,
+} from "./protocol/command-handlers.js";
 export type {
   CommandResult,
   CommandResults,
