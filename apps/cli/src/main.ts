@@ -178,18 +178,26 @@ async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Pr
     stdout: io.stdout,
     stderr: io.stderr,
     setExitCode: report,
-    resolveSummarizer: async () => {
-      try {
-        const { loaded } = await runtime.setUpProvider({
-          cwd: io.cwd,
-          env: io.env,
-          home,
-          providers: PROVIDER_FACTORIES,
-        });
-        return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
-      } catch {
-        return undefined;
+    resolveSummarizer: async (recorded) => {
+      // The session's own model first (when its provider has a key here), then the configured default.
+      for (const flags of [
+        ...(recorded === undefined ? [] : [{ provider: recorded.provider, model: recorded.id }]),
+        undefined,
+      ]) {
+        try {
+          const { loaded } = await runtime.setUpProvider({
+            cwd: io.cwd,
+            env: io.env,
+            home,
+            providers: PROVIDER_FACTORIES,
+            ...(flags === undefined ? {} : { flags }),
+          });
+          return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
+        } catch {
+          // Not available here: the next choice.
+        }
       }
+      return undefined;
     },
   });
 }
