@@ -7,6 +7,7 @@
  */
 import type { SessionEntry } from "@arbor/session-store";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
+import { summaryDisplayText } from "./summary-text.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
 
 /** A piece of an entry's content. */
@@ -215,7 +216,7 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
         kind: "compaction",
         label: "compaction",
         meta,
-        parts: [{ kind: "summary", text: summary }],
+        parts: [{ kind: "summary", text: summaryDisplayText(summary) }],
       };
     }
     case "branch_summary": {
@@ -226,7 +227,7 @@ export function viewEntry(entry: SessionEntry | undefined, fields: EntryFields):
         kind: "branchSummary",
         label: "branch summary",
         meta: from === undefined ? [] : [`from ${from}`],
-        parts: [{ kind: "summary", text: summary }],
+        parts: [{ kind: "summary", text: summaryDisplayText(summary) }],
       };
     }
     case "prune": {

@@ -8,6 +8,7 @@ import type { HarnessSessionState } from "@arbor/harness";
 import type { SessionMessage } from "@arbor/session-store";
 import { type HeadLines, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
+import { summaryDisplayText } from "./summary-text.js";
 import { toolArgumentsText } from "./tool-call-line.js";
 
 /** A message of a harness session's transcript (what `session.state.messages` holds). */
@@ -187,7 +188,12 @@ export function itemsOfMessage(
         { kind: "compaction", tokensBefore: session.tokensBefore, tokensAfter: undefined, reason: "earlier" },
       ];
     case "branchSummary":
-      return [{ kind: "branchSummary", summary: headLines(session.summary, SUMMARY_LINES, 200) }];
+      return [
+        {
+          kind: "branchSummary",
+          summary: headLines(summaryDisplayText(session.summary), SUMMARY_LINES, 200),
+        },
+      ];
     case "custom":
       if (!session.display) return [];
       return [
