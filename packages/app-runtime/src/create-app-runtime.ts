@@ -47,6 +47,7 @@ import { resolveForResume, type SessionChoice, startSession } from "./session-ch
 import { jsonlPathOf } from "./session-reference.js";
 import { applyPendingRecovery } from "./sessions/recover-session.js";
 import { createRecoveryKeeper, defaultHowToApply } from "./sessions/recovery-file.js";
+import { movedSessionNotice, resumableHere } from "./sessions/resume-here.js";
 import { loadSettings } from "./settings.js";
 import {
   checkJsonlDirectory,
@@ -138,6 +139,8 @@ interface RuntimeWiring {
   unsavedWork: UnsavedWork;
   /** The environment option of every bash command (the model's and the user's). */
   toolEnvironment: Record<string, undefined>;
+  /** The runtime's environment (`$ARBOR_COMMAND` for the commands a notice prints). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 type RuntimeFields = Pick<
@@ -268,7 +271,14 @@ class Runtime implements AppRuntime {
     await takeWriterLease(this.store, sessionId);
     try {
       if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
-      return await this.replaceWith(() => this.harness.openSession(sessionId));
+      // Recorded in another directory: it continues here as a fork (sessions/resume-here.ts).
+      const here = await resumableHere(this.store, sessionId, this.cwd);
+      if (here.moved !== undefined) {
+        // A notice of the front end (the terminal's transcript, rpc and the demo), else a warning.
+        this.extensions.notice(movedSessionNotice(here.moved, this.cwd, this.wiring.env), "warning");
+        await takeWriterLease(this.store, here.sessionId);
+      }
+      return await this.replaceWith(() => this.harness.openSession(here.sessionId));
     } finally {
       void releaseOtherLeases(this.store, this.current.id);
     }
@@ -527,6 +537,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         cwd: options.cwd,
         stores: options.stores,
         notice: warn,
+        env: options.env,
         ...(persistent ? { home } : {}),
       },
       sessionChoice,
@@ -574,6 +585,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         warn,
         unsavedWork,
         toolEnvironment,
+        env: options.env,
       },
       options.stores,
     );

@@ -188,8 +188,16 @@ export {
   recoveryDirectory,
   removeRecoveryFile,
 } from "./sessions/recovery-file.js";
+export {
+  copyBranch,
+  type MovedSession,
+  movedSessionNotice,
+  resumableHere,
+  sameDirectory,
+} from "./sessions/resume-here.js";
 export { type TreeStats, treeStats } from "./sessions/tree-stats.js";
 export { type LoadedSettings, loadSettings, type Settings } from "./settings.js";
+export { arborCommand, shellWord } from "./shell-words.js";
 export {
   InvalidStoreUrlError,
   type OpenStoreOptions,
