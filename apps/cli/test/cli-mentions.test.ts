@@ -3,8 +3,10 @@
  * `prompt` attach the file — its text after the prompt, an image as an image part — as the interactive
  * editor does; an `@word` that names no file is sent as typed.
  */
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   chatFrames,
   chatTextChunks,
@@ -13,7 +15,7 @@ import {
   startOpenAIWireServer,
 } from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
-import { jsonLines, RpcClient, runArbor, sandbox, writeJson } from "./cli-helpers.js";
+import { jsonLines, RpcClient, runArbor, type Sandbox, sandbox, writeJson } from "./cli-helpers.js";
 
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -39,7 +41,36 @@ function project() {
   return box;
 }
 
+/** Runs the built bin (`dist/arbor.js`) to its end. */
+function runBuilt(
+  box: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const binary = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
+  expect(existsSync(binary), `${binary} is missing: build the CLI first`).toBe(true);
+  const child = spawn(process.execPath, [binary, ...args], { cwd: box.cwd, env: box.env });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdin.end();
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
 describe("@path outside the interactive editor", () => {
+  it("the built arbor -p attaches the file the prompt names", { timeout: 60_000 }, async () => {
+    server = await startOpenAIWireServer([answer("Built and read.")]);
+    const box = project();
+    const run = await runBuilt(box, ["-p", "summarize @notes.txt", "--base-url", server.url, "--model", "m"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("Built and read.\n");
+    expect(lastUser(0)).toContain("remember the milk");
+  });
+
   it("print mode attaches a file named in the prompt or as its own argument; other @words stay text", {
     timeout: 60_000,
   }, async () => {
