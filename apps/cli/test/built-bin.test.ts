@@ -128,4 +128,44 @@ describe("the built arbor", () => {
     },
     30_000,
   );
+
+  it.runIf(HAS_SCRIPT)(
+    "completes @path on the first Tab in the interactive editor",
+    async () => {
+      const box = sandbox();
+      writeFileSync(join(box.cwd, "notes.txt"), "milk\n");
+      const arbor = [process.execPath, BINARY, "--provider", "scripted"].map((word) => `'${word}'`).join(" ");
+      const child = spawn("script", ["-qec", `stty cols 100 rows 30; exec ${arbor}`, "/dev/null"], {
+        cwd: box.cwd,
+        env: { ...box.env, TERM: "xterm" },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const until = async (text: string) => {
+        const deadline = Date.now() + 15_000;
+        while (!plain(output).includes(text)) {
+          if (Date.now() > deadline) throw new Error(`no "${text}" in:\n${plain(output)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      try {
+        await until("Ask anything");
+        child.stdin.write("see @no");
+        await until("see @no");
+        child.stdin.write("\t");
+        await until("see @notes.txt");
+        expect(plain(output)).not.toContain("no file matches");
+        child.stdin.write("\x03");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        child.stdin.write("/quit\r");
+        expect(await closed).toBe(0);
+      } finally {
+        child.kill();
+      }
+    },
+    30_000,
+  );
 });
