@@ -51,6 +51,11 @@ describe("resuming a session recorded in another directory", () => {
     expect(json.code, json.stderr).toBe(0);
     expect(json.stderr).toContain(`was recorded in ${box.cwd}`);
     expect(() => jsonLines(json.stdout)).not.toThrow();
+    // Resumed here again: the fork made here before continues (no second fork).
+    expect(json.stderr).toContain(
+      `it continues here as ${String(fork.lines[0]!.id)}, its fork made here before`,
+    );
+    expect(sessionFiles(box.home)).toHaveLength(2);
 
     // Opened from a running session (rpc's open_session, the terminal's /resume): a notice, the same fork.
     const client = RpcClient.start(box, ["--provider", "scripted"], { cwd: elsewhere });

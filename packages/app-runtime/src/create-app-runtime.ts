@@ -273,6 +273,7 @@ class Runtime implements AppRuntime {
       if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
       // Recorded in another directory: it continues here as a fork (sessions/resume-here.ts).
       const here = await resumableHere(this.store, sessionId, this.cwd);
+      if (here.sessionId === this.current.id) return this.current;
       if (here.moved !== undefined) {
         // A notice of the front end (the terminal's transcript, rpc and the demo), else a warning.
         this.extensions.notice(movedSessionNotice(here.moved, this.cwd, this.wiring.env), "warning");

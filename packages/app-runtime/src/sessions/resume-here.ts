@@ -43,6 +43,8 @@ export interface MovedSession {
   recordedCwd: string;
   /** The fork that continues it here. */
   sessionId: string;
+  /** True when the fork was made by an earlier resume here (it continues; no new fork is made). */
+  earlier?: boolean;
 }
 
 /** A directory's real path (symbolic links resolved) when it exists, else its absolute path. */
@@ -60,8 +62,9 @@ export function sameDirectory(first: string, second: string): boolean {
 }
 
 /**
- * The session to resume in `cwd`: `sessionId` itself when it was recorded there (or is empty), else a fork
- * of its current branch recorded in `cwd` (see the module comment), returned with what moved.
+ * The session to resume in `cwd`: `sessionId` itself when it was recorded there (or is empty), else its
+ * fork recorded in `cwd` — the newest one an earlier resume here made, or a new fork of its current branch
+ * (see the module comment) — returned with what moved.
  *
  * Contract: writes only the new session; rejects with the store's error when the fork cannot be written.
  */
@@ -72,8 +75,25 @@ export async function resumableHere(
 ): Promise<{ sessionId: string; moved?: MovedSession }> {
   const session = await Session.open(store, sessionId);
   if (session.leafId === null || sameDirectory(session.cwd, cwd)) return { sessionId };
+  const moved = { originalId: sessionId, recordedCwd: session.cwd };
+  // Resumed here before: its fork of this directory (the newest) continues, not a second fork.
+  const earlier = await forkIn(store, sessionId, cwd);
+  if (earlier !== undefined)
+    return { sessionId: earlier, moved: { ...moved, sessionId: earlier, earlier: true } };
   const fork = await copyBranch({ store, sessionId }, store, cwd);
-  return { sessionId: fork, moved: { originalId: sessionId, recordedCwd: session.cwd, sessionId: fork } };
+  return { sessionId: fork, moved: { ...moved, sessionId: fork } };
+}
+
+/** The newest session of `cwd` forked from `sessionId`, if any (reads the listing page by page). */
+async function forkIn(store: SessionStore, sessionId: string, cwd: string): Promise<string | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await store.listSessions({ cwd, limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    const found = page.sessions.find((summary) => summary.parentSession === sessionId);
+    if (found !== undefined) return found.id;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return undefined;
 }
 
 /**
@@ -87,7 +107,8 @@ export function movedSessionNotice(
 ): string {
   return (
     `session ${moved.originalId} was recorded in ${moved.recordedCwd}, not here (${cwd}): it continues here ` +
-    `as ${moved.sessionId}, a fork whose tools run here (the original is unchanged). To resume it where it ` +
+    `as ${moved.sessionId}, ${moved.earlier === true ? "its fork made here before" : "a fork"} whose tools ` +
+    `run here (the original is unchanged). To resume it where it ` +
     `was recorded: cd ${shellWord(moved.recordedCwd)} && ${arborCommand(env)} --resume ${moved.originalId}`
   );
 }
