@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summaryDisplayText } from "../src/index.js";
+import { itemsOfMessage, summaryDisplayText } from "../src/index.js";
 
 describe("summaryDisplayText", () => {
   it("shows pi's file-list tags as Files read / Files modified lines, leaving other text as it is", () => {
@@ -11,5 +11,20 @@ describe("summaryDisplayText", () => {
     expect(summaryDisplayText("<read-files>\n</read-files>\nDone.")).toBe("\nDone.");
     const plain = "Files read: x.ts\nwhere <b> is bold";
     expect(summaryDisplayText(plain)).toBe(plain);
+  });
+
+  it("is what the transcript (the terminal's and the page's) shows of a branch summary", () => {
+    const items = itemsOfMessage(
+      {
+        role: "branchSummary",
+        summary: "## Goal\n- Read the notes.\n\n<read-files>\nnotes.txt\n</read-files>",
+        fromId: "976cce3b",
+        timestamp: 0,
+      },
+      new Map(),
+    );
+    const shown = JSON.stringify(items);
+    expect(shown).toContain("Files read: notes.txt");
+    expect(shown).not.toContain("read-files");
   });
 });
