@@ -57,6 +57,15 @@ describe("resuming a session recorded in another directory", () => {
     );
     expect(sessionFiles(box.home)).toHaveLength(2);
 
+    // --fork of a session recorded elsewhere: the fork is recorded here too.
+    const forked = await runArbor(box, ["-p", "hi", "--provider", "scripted", "--fork", originalId], {
+      cwd: elsewhere,
+    });
+    expect(forked.code, forked.stderr).toBe(0);
+    const forks = sessionFiles(box.home).filter((file) => file.lines[0]!.parentSession === originalId);
+    expect(forks).toHaveLength(2);
+    for (const file of forks) expect(file.lines[0]).toMatchObject({ cwd: elsewhere });
+
     // Opened from a running session (rpc's open_session, the terminal's /resume): a notice, the same fork.
     const client = RpcClient.start(box, ["--provider", "scripted"], { cwd: elsewhere });
     await client.waitFor((line) => line.type === "session");

@@ -7,12 +7,12 @@
  * (`applyPendingRecovery`): the run never starts on a session that lacks what ran.
  */
 import type { AgentHarness, HarnessSession } from "@arbor/harness";
-import type { SessionStore, SessionSummary } from "@arbor/session-store";
+import { Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import { ArborUserError } from "./errors.js";
 import type { StoreFactories } from "./factories.js";
 import { looksLikePath, resolveSessionReference, SessionReferenceError } from "./session-reference.js";
 import { applyPendingRecovery, recoverySessionsNamed } from "./sessions/recover-session.js";
-import { copyBranch, movedSessionNotice, resumableHere } from "./sessions/resume-here.js";
+import { copyBranch, movedSessionNotice, resumableHere, sameDirectory } from "./sessions/resume-here.js";
 import { releaseOtherLeases, takeWriterLease } from "./writer-lease.js";
 
 /** How a run chooses its session. */
@@ -83,7 +83,13 @@ async function forkSession(context: SessionChoiceInput, reference: string): Prom
     stores: context.stores,
   });
   try {
-    if (!resolved.external && resolved.store === context.store) {
+    // A session of this directory forks in the harness; one recorded elsewhere is copied into a session of
+    // this directory (where the fork's tools run; sessions/resume-here.ts).
+    const here =
+      !resolved.external &&
+      resolved.store === context.store &&
+      sameDirectory((await Session.open(resolved.store, resolved.sessionId)).cwd, context.cwd);
+    if (here) {
       const source = await context.harness.openSession(resolved.sessionId);
       const leafId = source.session.leafId;
       if (leafId === null) {
