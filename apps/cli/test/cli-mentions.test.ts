@@ -104,6 +104,23 @@ describe("@path outside the interactive editor", () => {
     expect(second.stderr).not.toContain("@Component");
   });
 
+  it("input piped after a prompt is data (its @words are not attached); a prompt piped alone is a prompt", {
+    timeout: 60_000,
+  }, async () => {
+    server = await startOpenAIWireServer([answer("Reviewed."), answer("Summed up.")]);
+    const box = project();
+    const base = ["--base-url", server.url, "--model", "m", "--no-session"];
+    const diff = await runArbor(box, ["-p", "review this", ...base], { input: "+ see @notes.txt\n" });
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(lastUser(0)).toContain("review this\\n\\n+ see @notes.txt");
+    expect(lastUser(0)).not.toContain("remember the milk");
+    expect(diff.stderr).not.toContain("attached");
+
+    const alone = await runArbor(box, ["-p", ...base], { input: "summarize @notes.txt\n" });
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(lastUser(1)).toContain("remember the milk");
+  });
+
   it("json mode and rpc's prompt attach the file too", { timeout: 60_000 }, async () => {
     server = await startOpenAIWireServer([answer("From json."), answer("From rpc.")]);
     const box = project();

@@ -271,7 +271,10 @@ export class HarnessSession {
       await this.writer.saveFailedFirst(operation.controller.signal);
       const expanded = await this.expandInput(text);
       const images = [...(options.images ?? []), ...(expanded.images ?? [])];
-      const prompt = userMessage(expanded.text, images, this.runtime.now().getTime());
+      const following = options.followingText;
+      const sent =
+        following === undefined || following === "" ? expanded.text : `${expanded.text}\n\n${following}`;
+      const prompt = userMessage(sent, images, this.runtime.now().getTime());
       const queued = this.nextTurnQueue.splice(0);
       const messages: AgentMessage[] = [...queued, prompt];
       await this.queueChanged();
