@@ -81,7 +81,10 @@ const requiredExternals = {
   },
 };
 
-/** The commit built from, for `arbor --version` (src/version-line.ts); "" outside a git checkout. */
+/**
+ * The commit built from, for `arbor --version` of a bundle outside a clone (src/version-line.ts; in a clone
+ * it reads the checkout's HEAD at run time); "" outside a git checkout.
+ */
 function gitCommit() {
   try {
     return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: here, encoding: "utf8" }).trim();

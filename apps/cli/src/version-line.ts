@@ -4,7 +4,8 @@
  * says little, the commit says which code runs.
  */
 import { execFileSync } from "node:child_process";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "./version.js";
 
@@ -12,24 +13,36 @@ import { VERSION } from "./version.js";
 declare const ARBOR_BUILD_COMMIT: string | undefined;
 
 /**
- * The short commit of the code that runs: the bundle's, defined at build time; from source (tests, `tsx`),
- * the checkout's `HEAD`; undefined outside a git checkout.
+ * The short commit of Arbor's own checkout this file runs from (a clone, built or not): its `HEAD`, read
+ * now, so a build turbo replayed from its cache still says the commit checked out. Undefined outside a
+ * git checkout, or in one that is not Arbor's (an installed package inside someone's repository).
+ */
+function checkoutCommit(): string | undefined {
+  try {
+    const [top, commit] = execFileSync("git", ["rev-parse", "--show-toplevel", "--short", "HEAD"], {
+      cwd: dirname(fileURLToPath(import.meta.url)),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .trim()
+      .split("\n");
+    if (top === undefined || commit === undefined) return undefined;
+    return existsSync(join(top, "apps", "cli", "src", "version-line.ts")) ? commit : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The short commit of the code that runs: the checkout's `HEAD` in a clone of Arbor, else the one the
+ * bundle was built from (defined at build time); undefined when neither is known.
  *
  * Contract: never throws.
  */
 export function buildCommit(): string | undefined {
-  if (typeof ARBOR_BUILD_COMMIT === "string")
-    return ARBOR_BUILD_COMMIT === "" ? undefined : ARBOR_BUILD_COMMIT;
-  try {
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
-      cwd: dirname(fileURLToPath(import.meta.url)),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-    return commit === "" ? undefined : commit;
-  } catch {
-    return undefined;
-  }
+  const checkout = checkoutCommit();
+  if (checkout !== undefined) return checkout;
+  return typeof ARBOR_BUILD_COMMIT === "string" && ARBOR_BUILD_COMMIT !== "" ? ARBOR_BUILD_COMMIT : undefined;
 }
 
 /** `arbor <version> (commit <short sha>)`, or `arbor <version>` when the commit is unknown. */
