@@ -119,7 +119,8 @@ export function assistantNotices(message: AssistantMessage): TranscriptItemInput
 
 function suffix(text: string | undefined): string {
   if (text === undefined || text === "" || /^(request )?aborted\.?$/i.test(text)) return "";
-  return `: ${text}`;
+  // A provider's "Request aborted: <reason>": the reason says it (`aborted: interrupted (Ctrl-C)`).
+  return `: ${text.replace(/^request aborted: /i, "")}`;
 }
 
 /** A tool call and its result as a transcript item. */

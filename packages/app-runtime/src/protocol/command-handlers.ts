@@ -15,10 +15,10 @@ import type { CommandResult, SessionStateResult } from "./command-results.js";
 import type { RpcCommand, RpcCommandOf, RpcCommandType } from "./rpc-commands.js";
 
 /**
- * Why a run that the protocol's `abort` stopped ended (the aborted reply's `errorMessage`), in the words a
- * user of the demo's Stop button or of an rpc client reads.
+ * Why a run that the protocol's `abort` stopped ended (the aborted reply's `errorMessage` ends with it), in
+ * the words a user of the demo's Stop button or of an rpc client reads: `aborted: stopped (abort requested)`.
  */
-export const ABORT_REQUESTED = "Stopped (abort requested)";
+export const ABORT_REQUESTED = "stopped (abort requested)";
 
 /** What the handlers need besides the command. */
 export interface RpcContext {
