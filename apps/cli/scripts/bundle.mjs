@@ -13,6 +13,7 @@
  * React) stay external and load only in interactive mode; ink and ink-spinner are ES modules that `require`
  * cannot load (a top-level await), so the bundle reads them from what the bin imported (src/esm-externals.ts).
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -81,6 +82,18 @@ const requiredExternals = {
   },
 };
 
+/**
+ * The commit built from, for `arbor --version` of a bundle outside a clone (src/version-line.ts; in a clone
+ * it reads the checkout's HEAD at run time); "" outside a git checkout.
+ */
+function gitCommit() {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: here, encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+}
+
 const common = {
   absWorkingDir: here,
   bundle: true,
@@ -94,6 +107,7 @@ const common = {
   minify: true,
   legalComments: "none",
   logLevel: "warning",
+  define: { ARBOR_BUILD_COMMIT: JSON.stringify(gitCommit()) },
 };
 
 const main = await build({
@@ -109,7 +123,7 @@ const main = await build({
   external: REQUIRED_EXTERNALS,
   plugins: [esmExternals, requiredExternals],
   // Modules that resolve from their own file (jiti, the demo's assets) do so from dist/arbor-main.cjs.
-  define: { "import.meta.url": "__arborImportMetaUrl" },
+  define: { ...common.define, "import.meta.url": "__arborImportMetaUrl" },
   banner: { js: 'var __arborImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
 });
@@ -144,5 +158,5 @@ await build({
   outdir: "dist",
   format: "esm",
   external: ESM_EXTERNALS,
-  define: { ARBOR_MAIN_BUNDLE_HASH: JSON.stringify(hash) },
+  define: { ...common.define, ARBOR_MAIN_BUNDLE_HASH: JSON.stringify(hash) },
 });

@@ -11,9 +11,11 @@ import { CommanderError } from "commander";
 import { flagConflicts, type RawCliOptions } from "./cli-options.js";
 import { preloadEsmExternals } from "./esm-externals.js";
 import { askYesNo, type CliIo, colorEnabled, processIo } from "./io.js";
+import type { OneShotPrompt } from "./modes/one-shot.js";
 import { createProgram } from "./program.js";
 import { holdTypeahead } from "./ui/typeahead.js";
 import { VERSION } from "./version.js";
+import { versionLine } from "./version-line.js";
 
 /** Reads a stream to its end as UTF-8. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -39,21 +41,24 @@ async function usageError(message: string): Promise<never> {
   throw new ArborUserError("usage", message);
 }
 
-/** The prompt of a one-shot run: `-p`'s text and the words after the flags, then stdin when it is piped. */
+/**
+ * The prompt of a one-shot run: `-p`'s text and the words after the flags, then stdin when it is piped —
+ * as `piped` (data sent as it is, its `@words` not attached) when there is a prompt before it.
+ */
 async function promptOf(
   options: RawCliOptions,
   words: readonly string[],
   io: CliIo,
-): Promise<string | undefined> {
+): Promise<OneShotPrompt | undefined> {
   const parts: string[] = [];
   if (typeof options.print === "string") parts.push(options.print);
   if (words.length > 0) parts.push(words.join(" "));
   const given = parts.length > 0 ? parts.join(" ") : undefined;
   const readsStdin = io.stdin.isTTY !== true && (options.print !== undefined || given === undefined);
-  if (!readsStdin) return given;
+  if (!readsStdin) return given === undefined ? undefined : { text: given };
   const piped = (await readAll(io.stdin)).replace(/\s+$/, "");
-  if (piped === "") return given;
-  return given === undefined ? piped : `${given}\n\n${piped}`;
+  if (piped === "") return given === undefined ? undefined : { text: given };
+  return given === undefined ? { text: piped } : { text: given, piped };
 }
 
 /** The flags that choose the provider and model. */
@@ -77,7 +82,7 @@ async function runSession(options: RawCliOptions, words: string[], io: CliIo): P
   const oneShot =
     mode !== "rpc" && (options.print !== undefined || io.stdin.isTTY !== true || mode === "json");
   const prompt = oneShot ? await promptOf(options, words, io) : undefined;
-  if (oneShot && (prompt === undefined || prompt.trim() === "")) {
+  if (oneShot && (prompt === undefined || `${prompt.text}${prompt.piped ?? ""}`.trim() === "")) {
     await usageError(
       mode === "json"
         ? '--mode json needs a prompt: -p "…", or pipe it on stdin.'
@@ -180,18 +185,26 @@ async function sessionsCommandFor(io: CliIo, report: (code: number) => void): Pr
     stderr: io.stderr,
     setExitCode: report,
     ...(io.stdin.isTTY === true ? { confirm: (question: string) => askYesNo(io, question) } : {}),
-    resolveSummarizer: async () => {
-      try {
-        const { loaded } = await runtime.setUpProvider({
-          cwd: io.cwd,
-          env: io.env,
-          home,
-          providers: PROVIDER_FACTORIES,
-        });
-        return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
-      } catch {
-        return undefined;
+    resolveSummarizer: async (recorded) => {
+      // The session's own model first (when its provider has a key here), then the configured default.
+      for (const flags of [
+        ...(recorded === undefined ? [] : [{ provider: recorded.provider, model: recorded.id }]),
+        undefined,
+      ]) {
+        try {
+          const { loaded } = await runtime.setUpProvider({
+            cwd: io.cwd,
+            env: io.env,
+            home,
+            providers: PROVIDER_FACTORIES,
+            ...(flags === undefined ? {} : { flags }),
+          });
+          return { stream: loaded.provider.stream.bind(loaded.provider), model: loaded.model };
+        } catch {
+          // Not available here: the next choice.
+        }
       }
+      return undefined;
     },
   });
 }
@@ -221,7 +234,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         : undefined;
     const program = createProgram(
       io,
-      VERSION,
+      versionLine(),
       {
         run: (options, words) => runSession(options, words, io),
         models: async (options, globals) => {

@@ -5,7 +5,7 @@
  * CommonJS bundle of it through the compile cache.
  */
 import { setFlagsFromString } from "node:v8";
-import { VERSION } from "./version.js";
+import { versionLine } from "./version-line.js";
 
 /** The module `runArborProcess` runs: `main.ts`, or its bundle. */
 export interface MainModule {
@@ -42,7 +42,7 @@ export async function runArborProcess(
   loadMain: () => MainModule | Promise<MainModule>,
 ): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(`${versionLine()}\n`);
     return;
   }
   // Node's `fetch` (which the provider SDKs use) parses HTTP with a WebAssembly module. V8 compiles it fast

@@ -33,6 +33,18 @@ function runBuilt(box: Sandbox, args: string[], env: Record<string, string> = {}
 }
 
 describe("the built arbor", () => {
+  it("says its version and the commit it was built from", () => {
+    const result = runBuilt(sandbox(), ["--version"]);
+    const version = (
+      JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+    ).version;
+    const line = new RegExp(`^arbor ${version.replaceAll(".", "\\.")} \\(commit ([0-9a-f]{7,})\\)\n$`);
+    expect(result.stdout).toMatch(line);
+    // In a clone, the checkout's HEAD (read at run time: a build replayed from turbo's cache says it too).
+    const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim();
+    expect(line.exec(result.stdout)![1]).toBe(head);
+  });
+
   it("makes its compile cache on the first run, and V8 takes it on the next ones", () => {
     const box = sandbox();
     const cache = join(box.home, "..", "compile-cache");
@@ -182,6 +194,46 @@ describe("the built arbor", () => {
       expect(plain(output)).toContain("Ask anything · / for commands");
       expect(plain(output)).not.toContain("internal");
       expect(code).toBe(0);
+    },
+    30_000,
+  );
+
+  it.runIf(HAS_SCRIPT)(
+    "completes @path on the first Tab in the interactive editor",
+    async () => {
+      const box = sandbox();
+      writeFileSync(join(box.cwd, "notes.txt"), "milk\n");
+      const arbor = [process.execPath, BINARY, "--provider", "scripted"].map((word) => `'${word}'`).join(" ");
+      const child = spawn("script", ["-qec", `stty cols 100 rows 30; exec ${arbor}`, "/dev/null"], {
+        cwd: box.cwd,
+        env: { ...box.env, TERM: "xterm" },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+      });
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const until = async (text: string) => {
+        const deadline = Date.now() + 15_000;
+        while (!plain(output).includes(text)) {
+          if (Date.now() > deadline) throw new Error(`no "${text}" in:\n${plain(output)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      try {
+        await until("Ask anything");
+        child.stdin.write("see @no");
+        await until("see @no");
+        child.stdin.write("\t");
+        await until("see @notes.txt");
+        expect(plain(output)).not.toContain("no file matches");
+        child.stdin.write("\x03");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        child.stdin.write("/quit\r");
+        expect(await closed).toBe(0);
+      } finally {
+        child.kill();
+      }
     },
     30_000,
   );

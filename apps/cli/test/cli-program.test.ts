@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -28,12 +29,16 @@ async function runMain(args: string[], env: Record<string, string>, cwd: string)
 }
 
 describe("arbor: version, help, flags", () => {
-  it("answers --version and -v from package.json", async () => {
+  it("answers --version and -v with package.json's version and the commit of the checkout", async () => {
     const box = sandbox();
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
     for (const flag of ["--version", "-v"]) {
       const run = await runArbor(box, [flag]);
-      expect(run).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+      expect(run).toEqual({ code: 0, stdout: `arbor ${VERSION} (commit ${commit})\n`, stderr: "" });
     }
+    // Through commander too (a flag after another one).
+    const late = await runMain(["--no-session", "--version"], box.env, box.cwd);
+    expect(late.stdout).toBe(`arbor ${VERSION} (commit ${commit})\n`);
   });
 
   it("prints the help with every flag and subcommand", async () => {

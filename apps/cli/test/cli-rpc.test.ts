@@ -106,6 +106,10 @@ describe("arbor --mode rpc", () => {
       )
       .at(-1);
     expect((last!.message as { stopReason: string }).stopReason).toBe("aborted");
+    // What a user (the demo's Stop button) reads: what happened, not the transport's name.
+    const reason = (last!.message as { errorMessage?: string }).errorMessage;
+    expect(reason).toMatch(/stopped \(abort requested\)$/);
+    expect(reason).not.toContain("rpc");
     expect(await client.end()).toBe(0);
   });
 

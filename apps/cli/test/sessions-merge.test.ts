@@ -74,6 +74,30 @@ describe("arbor sessions merge", () => {
     expect(context.messages.at(-1)).toMatchObject({ role: "branchSummary", fromId: "976cce3b" });
   });
 
+  it("merges into the session's current leaf without --into, asking for the session's own model", async () => {
+    const home = temporaryDirectory();
+    const id = await importFixture("branch", home);
+    const provider = createScriptedProvider([script.text("## Goal\n- Notes read.")]);
+    const asked: unknown[] = [];
+    const run = await runSessions(["merge", "976cce3b", "--session", id], {
+      home,
+      resolveSummarizer: async (recorded) => {
+        asked.push(recorded);
+        return { stream: provider.stream, model: provider.model };
+      },
+    });
+    expect(run.exitCode, run.stderr).toBeUndefined();
+    // The model the session records at its leaf (the pi fixture's), for the summary.
+    expect(asked).toEqual([{ provider: "mock-anthropic", id: "mock-claude" }]);
+    expect(run.stdout).toMatch(/^Merged branch 976cce3b \(4 entries\) into 46a34590: branch_summary/);
+    const session = await reopen(home, id);
+    expect(session.getEntry(session.leafId!)).toMatchObject({
+      type: "branch_summary",
+      parentId: "46a34590",
+      fromId: "976cce3b",
+    });
+  });
+
   it("writes a deterministic, marked summary with --no-summarize (the model is not asked)", async () => {
     const home = temporaryDirectory();
     const id = await importFixture("branch", home);
@@ -154,9 +178,10 @@ describe("arbor sessions merge", () => {
     expect(same.stderr).toContain("the same entry");
     const unknown = await runSessions(["merge", "nope", "--into", "46a34590", "--session", id], { home });
     expect(unknown.stderr).toContain('has no entry "nope"');
-    const noInto = await runSessions(["merge", "976cce3b", "--session", id], { home });
-    expect(noInto.exitCode).toBe(1);
-    expect(noInto.stderr).toContain("required option '--into <leaf>' not specified");
+    // Without --into the current leaf receives the summary: merging that leaf itself is refused.
+    const leafIntoItself = await runSessions(["merge", "46a34590", "--session", id], { home });
+    expect(leafIntoItself.exitCode).toBe(1);
+    expect(leafIntoItself.stderr).toContain("the same entry");
     const outside = await runSessions(
       ["merge", "976cce3b", "--into", "46a34590", "--session", fixturePath("branch")],
       {

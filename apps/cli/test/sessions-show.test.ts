@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { relative } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -54,6 +54,20 @@ describe("arbor sessions show", () => {
     const full = await runSessions(["show", id, "--limit", "all", "--full"], { home });
     expect(full.stdout).not.toContain("--full shows everything");
     expect(full.stdout).toContain("## Next Steps");
+  });
+
+  it("shows a pi summary's <read-files> block as a Files read line, in show and in the HTML export", async () => {
+    const home = temporaryDirectory();
+    const id = await importFixture("branch", home);
+    const full = await runSessions(["show", id, "--limit", "all", "--full"], { home });
+    expect(full.stdout).toContain("Files read: notes.txt");
+    expect(full.stdout).not.toContain("<read-files>");
+    const out = `${temporaryDirectory()}/branch.html`;
+    const exported = await runSessions(["export", id, "--format", "html", "-o", out], { home });
+    expect(exported.exitCode, exported.stderr).toBeUndefined();
+    const html = readFileSync(out, "utf8");
+    expect(html).toContain("Files read: notes.txt");
+    expect(html).not.toContain("&lt;read-files&gt;");
   });
 
   it("draws the whole tree with --tree: guides, labels, the leaf, summaries and compactions", async () => {

@@ -30,6 +30,8 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   "main-bundle.ts": "the entry of the executable's bundle",
   "version.ts":
     "the version of this app, written from its package.json at build time (`pnpm write-versions`)",
+  "version-line.ts":
+    "what `arbor --version` prints: this app's version and the commit its bundle was built from",
 };
 
 function filesUnder(directory: string): string[] {

@@ -21,7 +21,7 @@ import {
   UnsavedWork,
 } from "@arbor/app-runtime";
 import { ExtensionHost } from "@arbor/app-runtime/extensions";
-import { type InteractiveController, runUserShellCommand } from "@arbor/app-runtime/input";
+import { type InteractiveController, runUserShellCommand, withFileMentions } from "@arbor/app-runtime/input";
 import { PermissionGate, resolvePermissionPolicy } from "@arbor/app-runtime/permissions";
 import { createHarness, type HarnessSession, type HarnessSettings } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
@@ -103,6 +103,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   const errors: unknown[] = [];
   const unsavedWork = new UnsavedWork(() => undefined);
   const closed: string[] = [];
+  const extensions = options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") });
   const harness = createHarness({
     registry,
     model: provider.model,
@@ -110,9 +111,12 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     tools: options.tools ?? [],
     settings: options.settings,
     cwd,
-    ...(options.files === undefined
-      ? {}
-      : { resources: createResourceLoader({ home: join(cwd, "arbor-home") }) }),
+    // `@path` attaches files as createAppRuntime's sessions do.
+    resources: withFileMentions(
+      options.files === undefined ? undefined : createResourceLoader({ home: join(cwd, "arbor-home") }),
+      cwd,
+      (notice) => extensions.notice(notice.message, notice.level),
+    ),
     systemPrompt: createSystemPromptBuilder(),
     recallTool: false,
     sleep: options.sleep,
@@ -151,7 +155,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     store,
     storeDescription: options.persistent === false ? undefined : "memory",
     persistent: options.persistent !== false,
-    extensions: options.extensions ?? ExtensionHost.empty({ cwd, home: join(cwd, "arbor-home") }),
+    extensions,
     mcp: undefined,
     permissions,
     runShellCommand: (command, signal) => runUserShellCommand(cwd, command, signal),

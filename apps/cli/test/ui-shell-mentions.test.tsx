@@ -70,6 +70,25 @@ describe("the editor's ! and @", () => {
     expect(user.content.some((block) => block.type === "image" && block.mimeType === "image/png")).toBe(true);
   });
 
+  test("the first Tab after @ completes (the project's files are listed on that Tab)", async () => {
+    const runtime = await createTestRuntime({ steps: [] });
+    writeFileSync(join(runtime.cwd, "release-notes.txt"), "notes\n");
+    writeFileSync(join(runtime.cwd, "readme.md"), "readme\n");
+    const app = renderApp(runtime);
+    app.type("see @rel");
+    await app.waitForFrame("see @rel");
+    await app.press(KEYS.tab);
+    await app.waitForFrame("see @release-notes.txt");
+    expect(app.lastFrame()).not.toContain("no file matches");
+    app.type("and @re");
+    await app.waitForFrame("and @re");
+    await app.press(KEYS.tab);
+    await app.waitForFrame("@readme.md  @release-notes.txt");
+    app.type("x");
+    await app.press(KEYS.tab);
+    await app.waitForFrame("no file matches @rex");
+  });
+
   test("a mention of no file stays text, with a warning", async () => {
     const runtime = await createTestRuntime({ steps: [script.text("Nothing attached.")] });
     const app = renderApp(runtime);

@@ -283,6 +283,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
     await page.getByTestId("summary-details").waitFor({ state: "visible" });
     await expect.poll(() => graphNodes("branchSummary").count()).toBe(1);
     expect(await page.getByTestId("summary-details").textContent()).toContain("Covers");
+    // pi's <read-files> block reads as a line of words.
+    expect(await page.getByTestId("summary-details").textContent()).toContain("Files read: notes.txt");
+    expect(await page.getByTestId("summary-details").textContent()).not.toContain("<read-files>");
     await shot("06-pi-file");
   });
 

@@ -122,11 +122,14 @@ export interface AppRuntime extends SessionOperations {
   exportSession(format: ExportFormat, file?: string): Promise<string>;
   /**
    * Resolves `"provider/model"`, loading that provider first when it is not registered yet (so that
-   * `anthropic/claude-sonnet-5-5` works in a session started with `--provider scripted`); a bare id, or one
-   * whose first part names no provider, is a model of the current session's provider. Any id is accepted:
-   * one the catalog does not list gets the provider's default limits (or `modelLimits`) and a notice.
+   * `anthropic/claude-sonnet-5-5` works in a session started with `--provider scripted`); `models.json` is
+   * read again for a provider it did not name at the start. A bare id is a model of the current session's
+   * provider, and so is a slashed id its catalog lists whole (OpenRouter's `anthropic/claude-x`). Any id of
+   * a known provider is accepted: one the catalog does not list gets the provider's default limits (or
+   * `modelLimits`) and a notice.
    *
-   * Contract: rejects with a message for the user when the provider is unknown, has no key, or the app
+   * Contract: rejects with a message for the user when the provider is unknown (naming the known ones;
+   * never read as a model of the current provider), has no key, or the app
    * offers no factory for it (and for an unknown id of an offline provider); a provider it loaded stays in
    * {@link registry}.
    */

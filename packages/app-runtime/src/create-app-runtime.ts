@@ -27,6 +27,7 @@ import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/
 import type { McpManager } from "@arbor/mcp";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
+import { withFileMentions } from "./commands/mention-input.js";
 import { runUserShellCommand } from "./commands/shell-command.js";
 import { ArborUserError } from "./errors.js";
 import type { ExtensionHost } from "./extensions/extension-host.js";
@@ -38,7 +39,7 @@ import {
 } from "./extensions/runtime-extensions.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
-import { loadModelsFile } from "./models-file.js";
+import { loadModelsFile, modelsFilePath } from "./models-file.js";
 import { createSessionOperations, type SessionOperations } from "./operations/session-operations.js";
 import { PermissionGate } from "./permissions/permission-gate.js";
 import { resolvePermissionPolicy } from "./permissions/permission-settings.js";
@@ -48,6 +49,7 @@ import { resolveForResume, type SessionChoice, startSession } from "./session-ch
 import { jsonlPathOf } from "./session-reference.js";
 import { applyPendingRecovery } from "./sessions/recover-session.js";
 import { createRecoveryKeeper, defaultHowToApply } from "./sessions/recovery-file.js";
+import { movedSessionNotice, resumableHere } from "./sessions/resume-here.js";
 import { loadSettings } from "./settings.js";
 import {
   checkJsonlDirectory,
@@ -125,8 +127,13 @@ export interface AppRuntimeOptions {
 interface RuntimeWiring {
   exporters: SessionExporters;
   loadProvider: (providerId: string) => Promise<Provider>;
-  /** Whether an id names a provider (built in, or of `models.json`), loaded or not. */
+  /**
+   * Whether an id names a provider (built in, of an extension, or of `models.json` — read again, so a
+   * provider added since the start counts), loaded or not.
+   */
   isProvider: (providerId: string) => boolean;
+  /** The providers {@link isProvider} knows, for a message. */
+  providerNames: () => string[];
   release: () => Promise<void>;
   extensions: ExtensionHost;
   mcp: McpManager | undefined;
@@ -137,6 +144,8 @@ interface RuntimeWiring {
   /** The environment option of every bash command (the model's and the user's). */
   toolEnvironment: Record<string, undefined>;
   permissions: PermissionGate;
+  /** The runtime's environment (`$ARBOR_COMMAND` for the commands a notice prints). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 type RuntimeFields = Pick<
@@ -269,7 +278,15 @@ class Runtime implements AppRuntime {
     await takeWriterLease(this.store, sessionId);
     try {
       if (this.persistent) await applyPendingRecovery(this.store, this.home, sessionId, this.wiring.warn);
-      return await this.replaceWith(() => this.harness.openSession(sessionId));
+      // Recorded in another directory: it continues here as a fork (sessions/resume-here.ts).
+      const here = await resumableHere(this.store, sessionId, this.cwd);
+      if (here.sessionId === this.current.id) return this.current;
+      if (here.moved !== undefined) {
+        // A notice of the front end (the terminal's transcript, rpc and the demo), else a warning.
+        this.extensions.notice(movedSessionNotice(here.moved, this.cwd, this.wiring.env), "warning");
+        await takeWriterLease(this.store, here.sessionId);
+      }
+      return await this.replaceWith(() => this.harness.openSession(here.sessionId));
     } finally {
       void releaseOtherLeases(this.store, this.current.id);
     }
@@ -306,15 +323,27 @@ class Runtime implements AppRuntime {
 
   async loadModel(reference: string): Promise<Model> {
     const slash = reference.indexOf("/");
-    const providerId = slash > 0 ? reference.slice(0, slash) : undefined;
+    const current = this.current.state.model.provider;
+    // A bare id: a model of the current provider, whatever its id.
+    if (slash <= 0) return this.registry.resolveModel(`${current}/${reference}`);
+    const providerId = reference.slice(0, slash);
     const loaded = (id: string) => this.registry.providers.some((item) => item.id === id);
-    if (providerId === undefined || (!loaded(providerId) && !this.wiring.isProvider(providerId))) {
-      // A bare id (or one whose first part names no provider, `anthropic/claude-x` on OpenRouter): a model
-      // of the current provider, whatever its id.
-      return this.registry.resolveModel(`${this.current.state.model.provider}/${reference}`);
+    if (loaded(providerId) || this.wiring.isProvider(providerId)) {
+      if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
+      return this.registry.resolveModel(reference);
     }
-    if (!loaded(providerId)) this.registry.register(await this.wiring.loadProvider(providerId));
-    return this.registry.resolveModel(reference);
+    // The first part names no provider: a model of the current provider only when its catalog lists the
+    // whole id (OpenRouter's `anthropic/claude-x`); never a silent `current/other/id`.
+    const provider = this.registry.providers.find((item) => item.id === current);
+    if (provider?.models.some((model) => model.id === reference) === true) {
+      return this.registry.resolveModel(`${current}/${reference}`);
+    }
+    throw new ArborUserError(
+      "unknown_provider",
+      `No provider "${providerId}" (in "${reference}"): the known providers are ` +
+        `${this.wiring.providerNames().join(", ")} (models.json was read again: ${modelsFilePath(this.home)}). ` +
+        `For a model of ${current} whose id has a slash, write ${current}/${reference}.`,
+    );
   }
 
   dispose(): Promise<void> {
@@ -417,6 +446,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ? await setup(options.flags)
       : extensionSetup(home, fromExtension, loadedSettings, setup);
   const defaults = settings.settings;
+  // models.json's providers, read again when a model names a provider not known yet (`/model new/id`).
+  let custom = customProviders;
+  const readCustomProviders = () => {
+    custom = loadModelsFile(home).providers;
+    return custom;
+  };
   // The schema admits only built-in names and `mcp__…` names.
   const tools = (options.tools ?? defaults.tools) as readonly ToolName[] | false | undefined;
   const shareKeys = options.shareKeysWithTools ?? defaults.shareKeysWithTools ?? false;
@@ -463,8 +498,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     // One list of key variables, read at each command (the model's and the user's `!command`): built-in,
     // models.json, the extensions' providers (also one the registry ignored) and every provider the
     // registry holds by then.
-    const hidden = () =>
-      keyVariableNames(customProviders, [...registry.providers, ...extensions.providers.values()]);
+    const hidden = () => keyVariableNames(custom, [...registry.providers, ...extensions.providers.values()]);
     const toolEnvironment = withoutVariables(shareKeys ? () => [] : hidden);
     let builtIn: AgentTool[];
     try {
@@ -483,7 +517,10 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ],
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
-      resources: createResourceLoader({ home }),
+      // `@path` attaches the file in every mode (the editor, print, json, rpc, the demo).
+      resources: withFileMentions(createResourceLoader({ home }), options.cwd, (notice) =>
+        extensions.notice(notice.message, notice.level),
+      ),
       settings: {
         ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
         ...(compaction === undefined ? {} : { compaction }),
@@ -519,6 +556,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         cwd: options.cwd,
         stores: options.stores,
         notice: warn,
+        env: options.env,
         ...(persistent ? { home } : {}),
         // A model chosen with flags wins over the one a resumed session records: that one is not looked up.
         ...(choice.explicit ? { model } : {}),
@@ -553,8 +591,15 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         loadProvider: loadById,
         isProvider: (id) =>
           extensions.providers.has(id) ||
-          Object.hasOwn(customProviders, id) ||
-          builtInProviderNames().includes(id),
+          builtInProviderNames().includes(id) ||
+          Object.hasOwn(readCustomProviders(), id),
+        providerNames: () => [
+          ...new Set([
+            ...builtInProviderNames(),
+            ...Object.keys(readCustomProviders()),
+            ...extensions.providers.keys(),
+          ]),
+        ],
         release,
         extensions,
         mcp,
@@ -562,6 +607,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
         unsavedWork,
         toolEnvironment,
         permissions,
+        env: options.env,
       },
       options.stores,
     );

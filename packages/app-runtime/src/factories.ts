@@ -29,6 +29,8 @@ export interface OpenAIProviderFactorySettings {
   baseURL?: string;
   apiKey?: string;
   api?: "chat" | "responses";
+  /** Overrides of the preset's compatibility switches (`OpenAICompat` of `@arbor/provider-openai`). */
+  compat?: Record<string, unknown>;
   models?: Provider["models"];
   headers?: Record<string, string>;
   streamIdleTimeoutMs?: number;

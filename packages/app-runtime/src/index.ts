@@ -105,7 +105,12 @@ export {
   type ProtocolResponse,
   type ProtocolTransport,
 } from "./protocol/client.js";
-export { dispatchRpcCommand, type RpcContext, sessionState } from "./protocol/command-handlers.js";
+export {
+  ABORT_REQUESTED,
+  dispatchRpcCommand,
+  type RpcContext,
+  sessionState,
+} from "./protocol/command-handlers.js";
 export type {
   CommandResult,
   CommandResults,
@@ -199,8 +204,16 @@ export {
   recoveryDirectory,
   removeRecoveryFile,
 } from "./sessions/recovery-file.js";
+export {
+  copyBranch,
+  type MovedSession,
+  movedSessionNotice,
+  resumableHere,
+  sameDirectory,
+} from "./sessions/resume-here.js";
 export { type TreeStats, treeStats } from "./sessions/tree-stats.js";
 export { type LoadedSettings, loadSettings, type Settings } from "./settings.js";
+export { arborCommand, shellWord } from "./shell-words.js";
 export { type StoreDriverProblem, StoreDriverUnavailableError } from "./store-driver.js";
 export {
   InvalidStoreUrlError,

@@ -42,6 +42,7 @@ export {
   type FileMentions,
   fileMentions,
 } from "./commands/file-mentions.js";
+export { type MentionNotice, withFileMentions } from "./commands/mention-input.js";
 export {
   attachPermissionQuestions,
   type PermissionQuestionHost,

@@ -39,6 +39,47 @@ export const CUSTOM_CONTEXT_WINDOW = { openai: 128_000, anthropic: 200_000 } as 
 /** Output limit of a custom model that states none. */
 export const CUSTOM_MAX_TOKENS = 16_384;
 
+/**
+ * What an OpenAI-compatible endpoint (or one model of it) accepts — the `compat` switches of
+ * `@arbor/provider-openai`, named the same. A model's `compat` wins over its provider's.
+ */
+const CompatSchema = Type.Object(
+  {
+    supportsDeveloperRole: Type.Optional(Type.Boolean()),
+    supportsUsageInStreaming: Type.Optional(Type.Boolean()),
+    maxTokensField: Type.Optional(
+      Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")]),
+    ),
+    supportsReasoningEffort: Type.Optional(
+      Type.Boolean({ description: "send reasoning effort (reasoning.effort, reasoning_effort)" }),
+    ),
+    reasoningFormat: Type.Optional(Type.Union([Type.Literal("openai"), Type.Literal("openrouter")])),
+    reasoningEfforts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    requiresApiKey: Type.Optional(Type.Boolean()),
+    supportsEncryptedReasoning: Type.Optional(
+      Type.Boolean({
+        description: 'Responses API: store: false and include: ["reasoning.encrypted_content"]',
+      }),
+    ),
+    supportsPromptCacheKey: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** The `compat` of a `models.json` provider or model. */
+export type CustomCompat = Static<typeof CompatSchema>;
+
+/**
+ * The switches an `"api": "responses"` provider starts from: the `openai` preset's for reasoning (effort,
+ * encrypted reasoning with `store: false`, the `developer` role); no key required, no prompt cache key
+ * (api.openai.com's own field).
+ */
+export const RESPONSES_COMPAT: Readonly<CustomCompat> = Object.freeze({
+  supportsDeveloperRole: true,
+  supportsReasoningEffort: true,
+  supportsEncryptedReasoning: true,
+});
+
 const ModelEntrySchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -47,6 +88,7 @@ const ModelEntrySchema = Type.Object(
     maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(Type.Boolean()),
     input: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]))),
+    compat: Type.Optional(CompatSchema),
     cost: Type.Optional(
       Type.Object(
         {
@@ -76,6 +118,13 @@ const ProviderEntrySchema = Type.Object(
     ),
     apiKeyEnv: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    reasoning: Type.Optional(
+      Type.Boolean({
+        description:
+          "whether its models reason (default: true for responses and anthropic, false for chat); a model's own wins",
+      }),
+    ),
+    compat: Type.Optional(CompatSchema),
     models: Type.Optional(Type.Array(ModelEntrySchema)),
   },
   { additionalProperties: false },
@@ -120,9 +169,21 @@ export function loadModelsFile(home: string): {
   return { providers: file.providers ?? {}, modelLimits: file.modelLimits ?? {}, file: path };
 }
 
-/** The models of a custom provider as `Model`s (no price unless given; text input unless given). */
+/**
+ * The compatibility switches of an OpenAI-compatible custom provider: {@link RESPONSES_COMPAT} for
+ * `"api": "responses"` (nothing for `chat`: the generic defaults), then the entry's `compat`.
+ */
+export function customCompat(entry: CustomProviderEntry): CustomCompat {
+  return { ...(entry.api === "responses" ? RESPONSES_COMPAT : {}), ...entry.compat };
+}
+
+/**
+ * The models of a custom provider as `Model`s (no price unless given; text input unless given; reasoning
+ * unless the entry says otherwise for `responses` and `anthropic`, not for `chat`).
+ */
 export function customModels(providerId: string, entry: CustomProviderEntry): Model[] {
   const anthropic = entry.api === "anthropic";
+  const reasons = entry.reasoning ?? (anthropic || entry.api === "responses");
   return (entry.models ?? []).map((model) => {
     const contextWindow =
       model.contextWindow ?? (anthropic ? CUSTOM_CONTEXT_WINDOW.anthropic : CUSTOM_CONTEXT_WINDOW.openai);
@@ -136,8 +197,9 @@ export function customModels(providerId: string, entry: CustomProviderEntry): Mo
           ? "openai-responses"
           : "openai-completions",
       baseUrl: entry.baseUrl,
-      reasoning: model.reasoning ?? anthropic,
+      reasoning: model.reasoning ?? reasons,
       input: model.input ?? ["text"],
+      ...(model.compat === undefined ? {} : { compat: { ...model.compat } }),
       cost: {
         input: model.cost?.input ?? 0,
         output: model.cost?.output ?? 0,

@@ -45,7 +45,8 @@ export interface ProviderSetup {
   choice: ProviderChoice;
   loaded: LoadedProvider;
   /**
-   * Loads another provider by id (for `/model other/id`), with the same settings and keys.
+   * Loads another provider by id (for `/model other/id`), with the same settings and keys; `models.json` is
+   * read again for an id it did not name at the start.
    *
    * Contract: rejects with a user error when the id names no provider the app offers or has no key.
    */
@@ -85,7 +86,16 @@ export async function setUpProvider(options: ProviderSetupOptions): Promise<Prov
     ...(options.record === undefined ? {} : { record: options.record }),
   });
   const loadById = async (providerId: string) => {
-    const other = await chooseProvider({ flags: { provider: providerId }, settings, customProviders, env });
+    // models.json read again: a provider added since the start loads too.
+    const current = Object.hasOwn(customProviders, providerId)
+      ? customProviders
+      : loadModelsFile(home).providers;
+    const other = await chooseProvider({
+      flags: { provider: providerId },
+      settings,
+      customProviders: current,
+      env,
+    });
     return prepareProvider({ ...other, explicit: true, inSession: true }, common);
   };
   return { settings, customProviders, modelLimits, choice, loaded, loadById };

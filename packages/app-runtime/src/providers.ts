@@ -9,7 +9,7 @@ import { ArborUserError } from "./errors.js";
 import type { ProviderFactories } from "./factories.js";
 import type { Environment } from "./home.js";
 import { acceptAnyModel, type ModelLimits, unlistedModelNotice } from "./model-limits.js";
-import { customModels } from "./models-file.js";
+import { customCompat, customModels } from "./models-file.js";
 import { useEnvironmentProxy } from "./network-proxy.js";
 import { DEFAULT_MODELS, type ProviderChoice } from "./provider-choice.js";
 
@@ -132,6 +132,7 @@ export async function createChosenProvider(
         preset: "openai-compatible",
         baseURL: choice.baseUrl ?? entry.baseUrl,
         api: entry.api ?? "chat",
+        compat: customCompat(entry),
         models: customModels(id, entry),
         ...(apiKey === undefined || apiKey === "" ? {} : { apiKey }),
         ...(entry.headers === undefined ? {} : { headers: entry.headers }),

@@ -11,14 +11,10 @@ import type { AgentHarness, HarnessSession } from "@arbor/harness";
 import { Session, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import { ArborUserError } from "./errors.js";
 import type { StoreFactories } from "./factories.js";
-import {
-  looksLikePath,
-  type ResolvedSession,
-  resolveSessionReference,
-  SessionReferenceError,
-} from "./session-reference.js";
+import { looksLikePath, resolveSessionReference, SessionReferenceError } from "./session-reference.js";
 import { applyPendingRecovery, recoverySessionsNamed } from "./sessions/recover-session.js";
-import { takeWriterLease } from "./writer-lease.js";
+import { copyBranch, movedSessionNotice, resumableHere, sameDirectory } from "./sessions/resume-here.js";
+import { releaseOtherLeases, takeWriterLease } from "./writer-lease.js";
 
 /** How a run chooses its session. */
 export type SessionChoice =
@@ -44,6 +40,8 @@ export interface SessionChoiceInput {
   stores: StoreFactories;
   /** Receives notes for the user (e.g. "no session to continue; starting a new one"). */
   notice: (message: string) => void;
+  /** The environment (`$ARBOR_COMMAND` names the command in what a notice tells the user to run). */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * The Arbor home, whose recovery files of a resumed session are applied before it opens (and name the
    * sessions a store never held). Without it, none are looked for.
@@ -90,34 +88,19 @@ export async function resolveForResume(
   return resolved.sessionId;
 }
 
-/**
- * Copies a session's current branch into a new session of `target` (header `parentSession`: the source's
- * id), for forks across stores (a file outside the store, or into the in-memory store of `--no-session`).
- * Returns the new session's id.
- */
-export async function copyBranch(
-  source: ResolvedSession,
-  target: SessionStore,
-  cwd: string,
-): Promise<string> {
-  const session = await Session.open(source.store, source.sessionId);
-  const entries = [];
-  for (const ref of session.getPath()) {
-    const entry = ref.entry();
-    if (entry !== undefined) entries.push(structuredClone(entry));
-  }
-  const copy = await Session.create(target, { cwd, parentSession: session.id });
-  if (entries.length > 0) await target.appendEntries(copy.id, entries, { expectedLastEntryId: null });
-  return copy.id;
-}
-
 async function forkSession(context: SessionChoiceInput, reference: string): Promise<HarnessSession> {
   const resolved = await resolveSessionReference(context.sourceStore, reference, {
     cwd: context.cwd,
     stores: context.stores,
   });
   try {
-    if (!resolved.external && resolved.store === context.store) {
+    // A session of this directory forks in the harness; one recorded elsewhere is copied into a session of
+    // this directory (where the fork's tools run; sessions/resume-here.ts).
+    const here =
+      !resolved.external &&
+      resolved.store === context.store &&
+      sameDirectory((await Session.open(resolved.store, resolved.sessionId)).cwd, context.cwd);
+    if (here) {
       const source = await context.harness.openSession(resolved.sessionId, modelOf(context));
       const leafId = source.session.leafId;
       if (leafId === null) {
@@ -153,12 +136,20 @@ async function newestWithMessages(store: SessionStore, cwd: string): Promise<Ses
   return undefined;
 }
 
-/** Opens a stored session to resume it, after taking its writer lease and applying its recovery files. */
+/**
+ * Opens a stored session to resume it, after taking its writer lease and applying its recovery files; a
+ * session recorded in another directory continues here as a fork, with a notice (`resume-here.ts`).
+ */
 async function openResumed(context: SessionChoiceInput, sessionId: string): Promise<HarnessSession> {
   await takeWriterLease(context.store, sessionId);
   if (context.home !== undefined)
     await applyPendingRecovery(context.store, context.home, sessionId, context.notice);
-  return context.harness.openSession(sessionId, modelOf(context));
+  const here = await resumableHere(context.store, sessionId, context.cwd);
+  if (here.moved === undefined) return context.harness.openSession(sessionId, modelOf(context));
+  context.notice(movedSessionNotice(here.moved, context.cwd, context.env));
+  await takeWriterLease(context.store, here.sessionId);
+  void releaseOtherLeases(context.store, here.sessionId);
+  return context.harness.openSession(here.sessionId, modelOf(context));
 }
 
 /**

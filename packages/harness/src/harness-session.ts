@@ -271,7 +271,11 @@ export class HarnessSession {
     try {
       await this.writer.saveFailedFirst(operation.controller.signal);
       const expanded = await this.expandInput(text);
-      const prompt = userMessage(expanded.text, options.images ?? [], this.runtime.now().getTime());
+      const images = [...(options.images ?? []), ...(expanded.images ?? [])];
+      const following = options.followingText;
+      const sent =
+        following === undefined || following === "" ? expanded.text : `${expanded.text}\n\n${following}`;
+      const prompt = userMessage(sent, images, this.runtime.now().getTime());
       const queued = this.nextTurnQueue.splice(0);
       const messages: AgentMessage[] = [...queued, prompt];
       await this.queueChanged();

@@ -4,6 +4,7 @@
  * {@link HarnessResourceLoader} (`resources` option) and a {@link SystemPromptBuilder} (`systemPrompt`
  * option). The files are read by `@arbor/harness/resources`; the harness itself reads none.
  */
+import type { ImageContent } from "@arbor/ai-providers";
 
 /** An instruction file (`AGENTS.md` or `CLAUDE.md`) included in the system prompt. */
 export interface ContextFile {
@@ -70,6 +71,8 @@ export interface ExpandedInput {
   kind: "plain" | "skill" | "template";
   /** The skill's or template's name (for `skill` and `template`). */
   name?: string;
+  /** Images to send with the text (after the `images` of `prompt()`), e.g. the images an `@path` named. */
+  images?: ImageContent[];
   /**
    * Set when the input named a skill whose file could not be read: the text is then returned unchanged
    * (`kind: "plain"`) and this says why, for the user.

@@ -6,6 +6,11 @@ import type { HarnessOperation, HarnessPhase } from "./phase.js";
 export interface PromptOptions {
   /** Images sent with the text. */
   images?: readonly ImageContent[];
+  /**
+   * Text sent after the expanded input (after a blank line) as it is: the resource loader does not
+   * expand it (e.g. input piped to `arbor -p "review this"`, whose `@words` are data, not mentions).
+   */
+  followingText?: string;
 }
 
 /** A snapshot of a harness session, for UIs. */

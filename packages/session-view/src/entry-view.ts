@@ -10,6 +10,7 @@ import type { SessionEntry } from "@arbor/session-store";
 import { diffCounts } from "./diff-rows.js";
 import { clipText, countOf, formatCount, singleLine } from "./format.js";
 import { describePermissionRecord, permissionRecordOf } from "./permission-record.js";
+import { summaryDisplayText } from "./summary-text.js";
 import { safeJson, toolCallLine } from "./tool-call-line.js";
 import { isFileChangeTool, type ToolDiff, type ToolDiffCall, toolDiff } from "./tool-diff.js";
 
@@ -259,7 +260,7 @@ export function viewEntry(
         kind: "compaction",
         label: "compaction",
         meta,
-        parts: [{ kind: "summary", text: summary }],
+        parts: [{ kind: "summary", text: summaryDisplayText(summary) }],
       };
     }
     case "branch_summary": {
@@ -270,7 +271,7 @@ export function viewEntry(
         kind: "branchSummary",
         label: "branch summary",
         meta: from === undefined ? [] : [`from ${from}`],
-        parts: [{ kind: "summary", text: summary }],
+        parts: [{ kind: "summary", text: summaryDisplayText(summary) }],
       };
     }
     case "prune": {

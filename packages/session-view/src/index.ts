@@ -88,6 +88,7 @@ export {
 } from "./session-transport.js";
 export { type AttachOptions, SessionViewModel, type SessionViewModelOptions } from "./session-view-model.js";
 export { entryRefs, type SummaryCoverage, summaryCoverage } from "./summary-coverage.js";
+export { summaryDisplayText } from "./summary-text.js";
 export { toolCallFinder } from "./tool-call-finder.js";
 export { type ToolArgumentStyle, type ToolCallLineOptions, toolCallLine } from "./tool-call-line.js";
 export {

@@ -4,6 +4,7 @@ import type { HarnessPhase } from "@arbor/harness";
 import { clipText, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
 import type { ProtocolEvent, ProtocolEventOf } from "./protocol-events.js";
+import { summaryDisplayText } from "./summary-text.js";
 import {
   assistantBlocks,
   assistantEndNotice,
@@ -156,7 +157,10 @@ export class SessionEventView {
         return false;
       case "branch_summary":
         if (!moveExpected) {
-          view.append({ kind: "branchSummary", summary: headLines(event.summary, SUMMARY_LINES, 200) });
+          view.append({
+            kind: "branchSummary",
+            summary: headLines(summaryDisplayText(event.summary), SUMMARY_LINES, 200),
+          });
         }
         this.addUsage(event.usage);
         return false;

@@ -9,6 +9,7 @@ import type { SessionMessage } from "@arbor/session-store";
 import { diffCounts, diffRows } from "./diff-rows.js";
 import { type HeadLines, headLines, singleLine } from "./format.js";
 import { contentText } from "./message-text.js";
+import { summaryDisplayText } from "./summary-text.js";
 import { toolArgumentsText } from "./tool-call-line.js";
 import { type ToolDiff, toolDiff } from "./tool-diff.js";
 
@@ -130,7 +131,8 @@ export function assistantNotices(message: AssistantMessage): TranscriptItemInput
 
 function suffix(text: string | undefined): string {
   if (text === undefined || text === "" || /^(request )?aborted\.?$/i.test(text)) return "";
-  return `: ${text}`;
+  // A provider's "Request aborted: <reason>": the reason says it (`aborted: interrupted (Ctrl-C)`).
+  return `: ${text.replace(/^request aborted: /i, "")}`;
 }
 
 /** A tool call and its result as a transcript item (a file change shows as its diff). */
@@ -239,7 +241,12 @@ export function itemsOfMessage(
         { kind: "compaction", tokensBefore: session.tokensBefore, tokensAfter: undefined, reason: "earlier" },
       ];
     case "branchSummary":
-      return [{ kind: "branchSummary", summary: headLines(session.summary, SUMMARY_LINES, 200) }];
+      return [
+        {
+          kind: "branchSummary",
+          summary: headLines(summaryDisplayText(session.summary), SUMMARY_LINES, 200),
+        },
+      ];
     case "custom":
       if (!session.display) return [];
       return [

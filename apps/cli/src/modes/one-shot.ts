@@ -21,6 +21,27 @@ import {
 import { describePermissionRecord } from "@arbor/session-view";
 import type { CliIo } from "../io.js";
 
+/**
+ * The prompt of a one-shot run: what the user gave (`-p`, the words; or stdin when that is all), and the
+ * input piped after it, sent as it is (its `@words` are data, not files to attach).
+ */
+export interface OneShotPrompt {
+  text: string;
+  piped?: string;
+}
+
+/** The whole text (for a `/command` check), and the session's prompt of it. */
+function whole(prompt: OneShotPrompt): string {
+  return prompt.piped === undefined ? prompt.text : `${prompt.text}\n\n${prompt.piped}`;
+}
+
+function runPrompt(runtime: AppRuntime, prompt: OneShotPrompt): Promise<void> {
+  return runtime.session.prompt(
+    prompt.text,
+    prompt.piped === undefined ? {} : { followingText: prompt.piped },
+  );
+}
+
 /** How a finished run ended, for the exit code. */
 export interface RunOutcome {
   message: AssistantMessage | undefined;
@@ -73,8 +94,8 @@ function refusalLine(decision: PermissionDecisionEvent): string {
  * not saved (a `save_error`, e.g. another process wrote the session first; its message on stderr, after any
  * partial answer on stdout).
  */
-export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
-  const commandCode = await extensionCommand(runtime, prompt);
+export async function runPrintMode(runtime: AppRuntime, prompt: OneShotPrompt, io: CliIo): Promise<number> {
+  const commandCode = await extensionCommand(runtime, whole(prompt));
   if (commandCode !== undefined) return commandCode;
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
@@ -85,7 +106,7 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
   });
   let unsaved: string | undefined;
   try {
-    await runtime.session.prompt(prompt);
+    await runPrompt(runtime, prompt);
   } finally {
     interrupt.restore();
     refusals();
@@ -113,11 +134,11 @@ export async function runPrintMode(runtime: AppRuntime, prompt: string, io: CliI
  * Contract: stdout carries only JSON lines (what was not saved is also said on stderr, with where it is
  * kept); resolves to 0, or 1 when the run ends in an error or abort or part of it was not saved.
  */
-export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo): Promise<number> {
+export async function runJsonMode(runtime: AppRuntime, prompt: OneShotPrompt, io: CliIo): Promise<number> {
   const writer = new JsonEventWriter((line) => io.stdout.write(line));
   writer.record(sessionRecord(runtime));
   const stopNotices = runtime.extensions.onNotice((notice) => writer.record({ type: "notice", ...notice }));
-  const commandCode = await extensionCommand(runtime, prompt);
+  const commandCode = await extensionCommand(runtime, whole(prompt));
   if (commandCode !== undefined) {
     stopNotices();
     writer.record({ type: "result", command: true, exitCode: commandCode });
@@ -133,7 +154,7 @@ export async function runJsonMode(runtime: AppRuntime, prompt: string, io: CliIo
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
   let unsaved: string | undefined;
   try {
-    await runtime.session.prompt(prompt);
+    await runPrompt(runtime, prompt);
   } finally {
     interrupt.restore();
     unsubscribe();

@@ -109,6 +109,7 @@ export function App(props: AppProps): ReactNode {
         {
           openPicker: (picker) => setOverlay({ picker, state: initialPickerState(picker) }),
           setEditorText: (text) => setBuffer(replaceText(bufferRef.current, text)),
+          editorText: () => bufferRef.current.text,
           exit: () => {
             props.onQuit?.();
             exit();

@@ -4,6 +4,7 @@
  * two selected branches, merge the selected branch into the current one; for a compaction or branch
  * summary its text, tokens before and after, file lists and the entries it covers, each linked to its node.
  */
+import { summaryDisplayText } from "@arbor/session-view";
 import { useEffect, useState } from "react";
 import {
   command,
@@ -128,7 +129,7 @@ export function NodePanel(props: NodePanelProps) {
               {(summary.tokensAfter ?? 0).toLocaleString("en-US")}
             </div>
           )}
-          <pre className="summary-text">{summary.summary}</pre>
+          <pre className="summary-text">{summaryDisplayText(summary.summary)}</pre>
           {summary.readFiles.length > 0 && <div className="meta">read: {summary.readFiles.join(", ")}</div>}
           {summary.modifiedFiles.length > 0 && (
             <div className="meta">modified: {summary.modifiedFiles.join(", ")}</div>

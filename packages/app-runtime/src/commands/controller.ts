@@ -4,7 +4,6 @@
  * A front end calls it; it calls the harness session and the app runtime, and reports through the view model.
  */
 
-import type { ImageContent } from "@arbor/ai-providers";
 import type { BashExecutionInput, HarnessSession } from "@arbor/harness";
 import { errorText, itemsOfMessage, type SessionViewModel } from "@arbor/session-view";
 import { parseCommandLine } from "./command-line.js";
@@ -29,6 +28,13 @@ export interface ControllerUi {
    */
   setEditorText(text: string): void;
   /**
+   * The editor's text, so that a completion that had to wait (for the project's file list) is applied only
+   * to the text it was asked for.
+   *
+   * Contract: synchronous, reads only. Without it, such a completion is applied whatever the editor holds.
+   */
+  editorText?(): string;
+  /**
    * Ends the interactive mode.
    *
    * Contract: called once, when the session is idle; unmounts the app.
@@ -45,19 +51,12 @@ export interface MentionSupport {
    */
   complete(text: string): { text: string; matches: string[] } | undefined;
   /**
-   * The prompt with the files it mentions attached (text appended, images as image blocks).
+   * Starts reading what {@link complete} completes from (the project's file list) when it is not read yet.
    *
-   * Contract: never rejects; mentions of no file are listed in `missing` and stay text.
+   * Contract: a promise that resolves once `complete` can answer, undefined when it already can; never
+   * rejects.
    */
-  attach(
-    text: string,
-    signal?: AbortSignal,
-  ): Promise<{
-    text: string;
-    images: ImageContent[];
-    attached: string[];
-    missing: { path: string; reason: string }[];
-  }>;
+  whenListed?(): Promise<void> | undefined;
 }
 
 /** What the controller can do besides prompts and commands, when the front end provides it. */
@@ -69,7 +68,7 @@ export interface ControllerOptions {
    * Contract: never rejects; a command stopped through `signal` resolves with `cancelled: true`.
    */
   shell?: (command: string, signal: AbortSignal) => Promise<BashExecutionInput>;
-  /** `@path` mentions: completion on Tab and attachment when a prompt is sent. */
+  /** `@path` mentions: completion on Tab (the session's prompt attaches the files, in every mode). */
   mentions?: MentionSupport;
 }
 
@@ -109,29 +108,13 @@ export class InteractiveController implements CommandHost {
   }
 
   /**
-   * Starts a prompt (with the files it mentions attached, when mentions are supported); its failure to
-   * start (or an unexpected rejection) becomes an error notice.
+   * Starts a prompt (the runtime's session attaches the files it mentions: `withFileMentions`); its failure
+   * to start (or an unexpected rejection) becomes an error notice.
    */
   prompt(text: string): void {
-    const mentions = this.options.mentions;
-    if (mentions === undefined || !/(^|\s)@\S/.test(text)) {
-      const run = this.session().prompt(text);
-      this.store.refresh();
-      this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
-      return;
-    }
-    this.track(
-      (async () => {
-        const attached = await mentions.attach(text);
-        for (const { path, reason } of attached.missing) this.store.notice("warning", `@${path}: ${reason}`);
-        if (attached.attached.length > 0) {
-          this.store.notice("info", `attached ${attached.attached.map((path) => `@${path}`).join(", ")}`);
-        }
-        const run = this.session().prompt(attached.text, { images: attached.images });
-        this.store.refresh();
-        await run;
-      })(),
-    );
+    const run = this.session().prompt(text);
+    this.store.refresh();
+    this.track(run.catch((error: unknown) => this.store.notice("error", errorText(error))));
   }
 
   /** Runs `!command` / `!!command`: its output is shown and recorded (`!!`: not sent to the model). */
@@ -207,14 +190,35 @@ export class InteractiveController implements CommandHost {
       );
       return command.text;
     }
-    const mention = this.options.mentions?.complete(text);
-    if (mention === undefined) {
-      if (this.options.mentions !== undefined && /(^|\s)@\S*$/.test(text))
-        this.store.setHint(
-          "no file matches (the project's files may still be being listed: press Tab again)",
-        );
+    const mentions = this.options.mentions;
+    const mention = mentions?.complete(text);
+    if (mention !== undefined) return this.showMention(mention);
+    const typed = /(^|\s)@(\S*)$/.exec(text);
+    if (mentions === undefined || typed === null) return undefined;
+    const listing = mentions.whenListed?.();
+    if (listing === undefined) {
+      this.store.setHint(`no file matches @${typed[2]}`);
       return undefined;
     }
+    // The first Tab: the project's files are being listed; complete when they are (unless the text changed).
+    this.store.setHint("listing the project's files …");
+    this.track(
+      listing.then(() => {
+        if (this.ui.editorText !== undefined && this.ui.editorText() !== text) return;
+        const later = mentions.complete(text);
+        if (later === undefined) {
+          this.store.setHint(`no file matches @${typed[2]}`);
+          return;
+        }
+        const completed = this.showMention(later);
+        if (completed !== text) this.ui.setEditorText(completed);
+      }),
+    );
+    return undefined;
+  }
+
+  /** Shows a mention's matches (when several) on the hint line; returns the completed text. */
+  private showMention(mention: { text: string; matches: string[] }): string {
     this.store.setHint(
       mention.matches.length > 1 ? mention.matches.map((path) => `@${path}`).join("  ") : undefined,
     );

@@ -35,6 +35,13 @@ export interface FileMentions {
    */
   complete(text: string): { text: string; matches: string[] } | undefined;
   /**
+   * Starts reading the project's file list when it is not read yet.
+   *
+   * Contract: resolves once {@link complete} can answer from the list (at once when it can already); undefined
+   * when the list is read; never rejects (a directory that cannot be listed gives an empty list).
+   */
+  whenListed(): Promise<void> | undefined;
+  /**
    * Attaches the files the text mentions.
    *
    * Contract: never rejects; a mention of no file stays text and is reported in `missing`.
@@ -82,41 +89,65 @@ export function completeMention(
  */
 export function createFileMentions(cwd: string): FileMentions {
   let files: readonly string[] | undefined;
-  let _listing: Promise<void> | undefined;
+  let listing: Promise<void> | undefined;
   const read = createReadTool(cwd);
+  const whenListed = (): Promise<void> | undefined => {
+    listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
+      (list) => {
+        files = list.files;
+      },
+      () => {
+        files = [];
+      },
+    );
+    return files === undefined ? listing : undefined;
+  };
   return {
     complete(text) {
-      _listing ??= listProjectFiles({ root: cwd, patterns: ["**/*"], maxResults: MAX_LISTED_FILES }).then(
-        (list) => {
-          files = list.files;
-        },
-        () => {
-          files = [];
-        },
-      );
+      whenListed();
       return files === undefined ? undefined : completeMention(text, files);
     },
+    whenListed,
     async attach(text, signal = new AbortController().signal) {
-      const prompt: AttachedPrompt = { text, images: [], attached: [], missing: [] };
-      const blocks: string[] = [];
-      for (const path of fileMentions(text)) {
-        try {
-          const result = await read.execute({ path }, { toolCallId: "mention", signal, onUpdate: () => {} });
-          const note = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-          if ((result as { isError?: boolean }).isError === true) {
-            prompt.missing.push({ path, reason: note });
-            continue;
-          }
-          const images = result.content.filter((block): block is ImageContent => block.type === "image");
-          if (images.length > 0) prompt.images.push(...images);
-          else blocks.push(`<file path="${path}">\n${note}\n</file>`);
-          prompt.attached.push(path);
-        } catch (error) {
-          prompt.missing.push({ path, reason: error instanceof Error ? error.message : String(error) });
-        }
-      }
-      if (blocks.length > 0) prompt.text = `${text}\n\n${blocks.join("\n\n")}`;
-      return prompt;
+      const found = await readMentionedFiles(read, text, signal);
+      const blocks = found.blocks.join("\n\n");
+      return {
+        text: blocks === "" ? text : `${text}\n\n${blocks}`,
+        images: found.images,
+        attached: found.attached,
+        missing: found.missing,
+      };
     },
   };
+}
+
+/** What the files a text mentions gave: a `<file path="…">` block per text file, the images, the misses. */
+async function readMentionedFiles(
+  read: ReturnType<typeof createReadTool>,
+  text: string,
+  signal: AbortSignal,
+): Promise<Omit<AttachedPrompt, "text"> & { blocks: string[] }> {
+  const found: Omit<AttachedPrompt, "text"> & { blocks: string[] } = {
+    blocks: [],
+    images: [],
+    attached: [],
+    missing: [],
+  };
+  for (const path of fileMentions(text)) {
+    try {
+      const result = await read.execute({ path }, { toolCallId: "mention", signal, onUpdate: () => {} });
+      const note = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      if ((result as { isError?: boolean }).isError === true) {
+        found.missing.push({ path, reason: note });
+        continue;
+      }
+      const images = result.content.filter((block): block is ImageContent => block.type === "image");
+      if (images.length > 0) found.images.push(...images);
+      else found.blocks.push(`<file path="${path}">\n${note}\n</file>`);
+      found.attached.push(path);
+    } catch (error) {
+      found.missing.push({ path, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return found;
 }

@@ -238,6 +238,16 @@ export class ExtensionHost {
     };
   }
 
+  /**
+   * Sends a notice of the runtime itself (e.g. the files an `@path` attached) the way extensions' notices
+   * go: to the `onNotice` listeners, or to the runtime's warnings when none listens.
+   *
+   * Contract: never throws; `source` names the sender (default `arbor`).
+   */
+  notice(message: string, level: ExtensionNoticeLevel = "info", source = "arbor"): void {
+    this.notify(source, message, level);
+  }
+
   /** Registers the extensions' hooks (and the projectors' `context` hook) on a harness. */
   attach(harness: AgentHarness): void {
     for (const { name, handler } of this.hooks) harness.on(name, handler);

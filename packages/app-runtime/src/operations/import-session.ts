@@ -16,7 +16,7 @@ export type ImportSource = { path: string } | { text: string; name?: string };
 
 /** Options of {@link importIntoStore}. */
 export interface ImportOptions {
-  /** File the session under this working directory instead of its header's. */
+  /** File the session under this working directory instead of its header's (default when it is opened: the runtime's). */
   cwd?: string;
   /** Open the imported session, making it current (default `true`). */
   open?: boolean;
@@ -39,7 +39,10 @@ export async function importIntoStore(
   const path = "path" in source ? resolve(host.cwd, source.path) : undefined;
   const text = path === undefined ? (source as { text: string }).text : readFileSync(path, "utf8");
   const name = path ?? ("name" in source && source.name !== undefined ? source.name : "the imported file");
-  const file = readSessionFileForImport(text, name, options.cwd === undefined ? {} : { cwd: options.cwd });
+  // Opened here, it continues here: filed under the runtime's directory (its tools run there), not the
+  // header's — so it is not forked again as a session of another directory (sessions/resume-here.ts).
+  const cwd = options.cwd ?? (open ? host.cwd : undefined);
+  const file = readSessionFileForImport(text, name, cwd === undefined ? {} : { cwd });
   const result = await importSessionFile(host.store, file);
   if (open) await host.openSession(result.sessionId);
   return result;

@@ -15,6 +15,12 @@ import { contextOf, entryViewOf, graphOf, summaryOf, transcriptOf } from "../ope
 import type { CommandResult, SessionStateResult } from "./command-results.js";
 import type { RpcCommand, RpcCommandOf, RpcCommandType } from "./rpc-commands.js";
 
+/**
+ * Why a run that the protocol's `abort` stopped ended (the aborted reply's `errorMessage` ends with it), in
+ * the words a user of the demo's Stop button or of an rpc client reads: `aborted: stopped (abort requested)`.
+ */
+export const ABORT_REQUESTED = "stopped (abort requested)";
+
 /** What the handlers need besides the command. */
 export interface RpcContext {
   runtime: AppRuntime;
@@ -106,7 +112,7 @@ const HANDLERS: Handlers = {
   async abort(_command, { runtime }) {
     const session = runtime.session;
     const wasBusy = session.isBusy;
-    session.abort("aborted by an rpc command");
+    session.abort(ABORT_REQUESTED);
     await session.waitForIdle();
     return { aborted: wasBusy };
   },

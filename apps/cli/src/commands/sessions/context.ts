@@ -35,12 +35,13 @@ export interface SessionsCommandDeps {
   /** Where messages, warnings and errors go. */
   stderr: Writable;
   /**
-   * The model `merge` summarizes with; `undefined` (or no function) means the deterministic summary.
+   * The model `merge` summarizes with: `recorded` (the session's model, `{ provider, id }`) when it can be
+   * loaded, else the configured default; `undefined` (or no function) means the deterministic summary.
    *
    * Contract: must not throw for a missing configuration (resolve to `undefined`); called at most once
    * per command, and only by `merge` without `--no-summarize`.
    */
-  resolveSummarizer?: () => Promise<SummarizerChoice | undefined>;
+  resolveSummarizer?: (recorded?: { provider: string; id: string }) => Promise<SummarizerChoice | undefined>;
   /**
    * Asks the user a yes/no question (`delete` and `prune` before deleting); absent when no one can answer
    * (stdin is not a terminal): those commands then need `--yes`.

@@ -25,7 +25,7 @@ export type { SessionsCommandDeps, SummarizerChoice } from "./context.js";
  * - `import <file> [--cwd DIR] [--dry-run]`
  * - `diff <a> <b> [--json] [--limit N]` (sides: `<session>[@<entry>]`, or `@<entry>` in a's session)
  * - `copy --from <url> --to <url> [ids…]` (every session of `--from` without ids)
- * - `merge <branch-leaf> --into <leaf> [--session S] [--no-summarize] [--message TEXT]`
+ * - `merge <branch-leaf> [--into <leaf>] [--session S] [--no-summarize] [--message TEXT]`
  * - `recover [<id>|<file>] [--discard]` (what a failed save kept; alone: the list)
  * - `delete <session…> [--yes]` and `prune --older-than AGE [--cwd DIR|--all] [--dry-run] [--yes]`
  *

@@ -1,12 +1,13 @@
 /**
- * `arbor sessions merge <branch-leaf> --into <leaf>`: folds what a branch concluded into another branch as
- * a `branch_summary` entry appended after `<leaf>` (its `fromId` is the merged branch's leaf), so the
+ * `arbor sessions merge <branch-leaf> [--into <leaf>]`: folds what a branch concluded into another branch
+ * (default: the session's current leaf) as a `branch_summary` entry appended after `<leaf>` (its `fromId` is
+ * the merged branch's leaf), so the
  * conversation continues from there knowing what the other branch found. The merged branch's entries stay
  * in the log; the session's leaf becomes the new summary.
  *
  * The merge is `AppRuntime.merge()` (the harness's `mergeBranch()`: its hooks, phases, events and busy
  * guard) on the session opened in an app runtime of its own: the summary comes from the model
- * `resolveSummarizer` gives; with `--no-summarize`, or no model, it is the deterministic digest of
+ * `resolveSummarizer` gives (the session's recorded model when it can be loaded, else the default); with `--no-summarize`, or no model, it is the deterministic digest of
  * `@arbor/compaction` (the branch's last assistant text and its file operations), marked as such — the
  * runtime's own model (the offline demo model) is never asked. The entry is written at the harness's save
  * point, so the writer lease, the store's lock and its last-entry check apply: a session another process
@@ -20,7 +21,7 @@ import {
   resolveEntryReference,
   resolveSessionReference,
 } from "@arbor/app-runtime";
-import type { SessionStore } from "@arbor/session-store";
+import { Session, type SessionStore } from "@arbor/session-store";
 import { countOf } from "@arbor/session-view";
 import type { Command } from "commander";
 import { STORE_FACTORIES } from "../../factories.js";
@@ -35,7 +36,7 @@ import {
 import { parseSideReference } from "./diff.js";
 
 interface MergeOptions {
-  into: string;
+  into?: string;
   session?: string;
   summarize: boolean;
   message?: string;
@@ -112,11 +113,12 @@ function howSummarized(
 async function mergeInRuntime(
   command: Command,
   sessionId: string,
-  references: { branch: string; into: string },
+  references: { branch: string; into: string | undefined },
   options: MergeOptions,
   deps: SessionsCommandDeps,
+  recorded: { provider: string; id: string } | undefined,
 ): Promise<{ result: MergeResult; summarizer: SummarizerChoice | undefined; sessionId: string }> {
-  const summarizer = options.summarize ? await deps.resolveSummarizer?.() : undefined;
+  const summarizer = options.summarize ? await deps.resolveSummarizer?.(recorded) : undefined;
   const store = storeUrlOf(command);
   const runtime = await createAppRuntime({
     cwd: deps.cwd,
@@ -145,7 +147,10 @@ async function mergeInRuntime(
     });
     const result = await runtime.merge({
       sourceLeafId: resolveEntryReference(session.session, references.branch),
-      into: resolveEntryReference(session.session, references.into),
+      // Without --into: the session's current leaf.
+      ...(references.into === undefined
+        ? {}
+        : { into: resolveEntryReference(session.session, references.into) }),
       summarize: summarizer !== undefined,
       ...(options.message === undefined ? {} : { message: options.message }),
     });
@@ -162,9 +167,9 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
     .command("merge")
     .description("fold a branch's conclusion into another branch as a summary entry")
     .argument("<branch-leaf>", "the last entry of the branch to fold in ([<session>@]<entry>)")
-    .requiredOption(
+    .option(
       "--into <leaf>",
-      "the entry of the branch that receives the summary (it continues from it)",
+      "the entry of the branch that receives the summary (it continues from it; default: the current leaf)",
     )
     .option("-s, --session <session>", "the session (default: the latest session of the current directory)")
     .option("--no-summarize", "do not ask a model: use the branch's last assistant text and file operations")
@@ -186,18 +191,25 @@ export function addMergeCommand(parent: Command, deps: SessionsCommandDeps): Com
                   "Import it first (`arbor sessions import <file>`), then merge in the imported session.",
               );
             }
-            return { sessionId: resolved.sessionId, branchEntry: reference.branchEntry };
+            // The model the session records at its leaf: the summary is asked of it when it can be loaded.
+            const model = (await Session.open(resolved.store, resolved.sessionId)).buildContext().model;
+            return {
+              sessionId: resolved.sessionId,
+              branchEntry: reference.branchEntry,
+              recorded: model === undefined ? undefined : { provider: model.provider, id: model.modelId },
+            };
           } finally {
             await resolved.release();
           }
         });
-        const into = parseSideReference(options.into, deps.cwd);
+        const into = options.into === undefined ? undefined : parseSideReference(options.into, deps.cwd);
         const { result, summarizer, sessionId } = await mergeInRuntime(
           command,
           target.sessionId,
-          { branch: target.branchEntry, into: into.entry ?? options.into },
+          { branch: target.branchEntry, into: into === undefined ? undefined : (into.entry ?? options.into) },
           options,
           deps,
+          target.recorded,
         );
         if (result.kind === "cancelled")
           throw new ArborUserError("command_failed", "The merge was cancelled by a hook.");

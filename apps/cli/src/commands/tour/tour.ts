@@ -9,7 +9,13 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AppRuntime, createAppRuntime, resolveArborHome } from "@arbor/app-runtime";
+import {
+  type AppRuntime,
+  arborCommand,
+  createAppRuntime,
+  resolveArborHome,
+  shellWord,
+} from "@arbor/app-runtime";
 import {
   createTourProvider,
   LABEL_AFTER_PROMPT,
@@ -51,20 +57,6 @@ function excerpt(summary: string, lines: number): string[] {
   const shown = all.slice(0, lines).map((line) => `    ${line}`);
   if (all.length > lines) shown.push(`    … (${all.length - lines} more lines)`);
   return shown;
-}
-
-/** A word as the shell reads it: unchanged when safe, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
-/**
- * How the user runs `arbor`: `$ARBOR_COMMAND` (set by a clone's `scripts/arbor` and `scripts/main.sh` to the
- * wrapper's absolute path, since a clone puts nothing on PATH), else `arbor`.
- */
-export function arborCommand(env: Readonly<Record<string, string | undefined>>): string {
-  const given = env.ARBOR_COMMAND?.trim();
-  return given === undefined || given === "" ? "arbor" : shellWord(given);
 }
 
 /**
