@@ -217,6 +217,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
 
   test("navigate to an earlier node with a summary: a branch summary node", async () => {
     await selectInChat(0);
+    // No summary unless asked (it is a model call).
+    expect(await page.getByTestId("navigate-summarize").isChecked()).toBe(false);
+    await page.getByTestId("navigate-summarize").check();
     await page.getByTestId("navigate").click();
     await idle();
     await expect.poll(() => graphNodes("branchSummary").count()).toBe(1);

@@ -68,7 +68,8 @@ export function NodePanel(props: NodePanelProps) {
   const [edit, setEdit] = useState("");
   const [label, setLabel] = useState("");
   const [instructions, setInstructions] = useState("");
-  const [withSummary, setWithSummary] = useState(true);
+  // No summary unless asked: a summary is a model call (paid with a real provider), as in the terminal's /tree.
+  const [withSummary, setWithSummary] = useState(false);
   const entryId = node?.kind === "run" ? undefined : node?.entryId;
   useEffect(() => {
     setView(undefined);
@@ -159,10 +160,11 @@ export function NodePanel(props: NodePanelProps) {
             <label>
               <input
                 type="checkbox"
+                data-testid="navigate-summarize"
                 checked={withSummary}
                 onChange={(event) => setWithSummary(event.target.checked)}
               />
-              summarize the branch left
+              summarize the branch left (a model call)
             </label>
             <input
               placeholder="instructions for the summary (optional)"
