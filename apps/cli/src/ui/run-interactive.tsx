@@ -8,6 +8,7 @@
 import type { AppRuntime } from "@arbor/app-runtime";
 import type { InteractiveController } from "@arbor/app-runtime/input";
 import { render } from "ink";
+import { buildCommit } from "../version-line.js";
 import { App } from "./app.js";
 import { enableBracketedPaste } from "./bracketed-paste.js";
 import { colorWanted, createTheme } from "./theme.js";
@@ -57,9 +58,10 @@ export async function runInteractive(
   const theme = createTheme(options.color ?? colorWanted());
   const store = createSessionView(runtime.persistent);
   const session = runtime.session;
+  const commit = buildCommit();
   store.append({
     kind: "banner",
-    title: `arbor ${runtime.version}`,
+    title: `arbor ${runtime.version}${commit === undefined ? "" : ` (commit ${commit})`}`,
     lines: [
       `session ${session.id}${runtime.storeDescription === undefined ? " (not saved)" : ` in ${runtime.storeDescription}`}`,
       "/help lists the commands · Esc stops a run · Ctrl-C twice quits",
