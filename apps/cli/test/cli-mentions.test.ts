@@ -104,6 +104,26 @@ describe("@path outside the interactive editor", () => {
     expect(second.stderr).not.toContain("@Component");
   });
 
+  it("a deny rule for reading a file keeps it out of a mention too", { timeout: 60_000 }, async () => {
+    server = await startOpenAIWireServer([answer("Nothing secret.")]);
+    const box = project();
+    writeFileSync(join(box.cwd, ".env"), "API_TOKEN=hunter2\n");
+    writeJson(join(box.home, "settings.json"), { permissions: { deny: ["read(.env)"] } });
+    const run = await runArbor(box, [
+      "-p",
+      "check @.env and @notes.txt",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const sent = lastUser(0);
+    expect(sent).not.toContain("hunter2");
+    expect(sent).toContain("remember the milk");
+    expect(run.stderr).toContain('@.env: not attached: the permission rule "read(.env)" denies reading it');
+  });
+
   it("input piped after a prompt is data (its @words are not attached); a prompt piped alone is a prompt", {
     timeout: 60_000,
   }, async () => {

@@ -42,6 +42,7 @@ import { type Environment, resolveArborHome } from "./home.js";
 import { loadModelsFile, modelsFilePath } from "./models-file.js";
 import { createSessionOperations, type SessionOperations } from "./operations/session-operations.js";
 import { PermissionGate } from "./permissions/permission-gate.js";
+import { readRefusal } from "./permissions/permission-policy.js";
 import { resolvePermissionPolicy } from "./permissions/permission-settings.js";
 import { builtInProviderNames, type ProviderFlags } from "./provider-choice.js";
 import { type ProviderSetup, setUpProvider } from "./provider-setup.js";
@@ -446,6 +447,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       ? await setup(options.flags)
       : extensionSetup(home, fromExtension, loadedSettings, setup);
   const defaults = settings.settings;
+  const permissionPolicy = resolvePermissionPolicy(defaults.permissions, options.permissions);
   // models.json's providers, read again when a model names a provider not known yet (`/model new/id`).
   let custom = customProviders;
   const readCustomProviders = () => {
@@ -518,8 +520,12 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
       recallTool: tools === undefined || (tools !== false && tools.includes("recall")),
       cwd: options.cwd,
       // `@path` attaches the file in every mode (the editor, print, json, rpc, the demo).
-      resources: withFileMentions(createResourceLoader({ home }), options.cwd, (notice) =>
-        extensions.notice(notice.message, notice.level),
+      // A deny rule for reading a file (`read(.env)`) keeps it out of a mention too.
+      resources: withFileMentions(
+        createResourceLoader({ home }),
+        options.cwd,
+        (notice) => extensions.notice(notice.message, notice.level),
+        { refuse: (path) => readRefusal(permissionPolicy, path, options.cwd) },
       ),
       settings: {
         ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
@@ -542,10 +548,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     let current: () => HarnessSession = () => {
       throw new Error("no session yet");
     };
-    const permissions = new PermissionGate(
-      resolvePermissionPolicy(defaults.permissions, options.permissions),
-      { cwd: options.cwd, session: () => current() },
-    );
+    const permissions = new PermissionGate(permissionPolicy, { cwd: options.cwd, session: () => current() });
     harness.on("tool_call", (event, context) => permissions.check(event, context));
     const sessionChoice = options.session ?? { kind: "new" };
     const session = await startSession(

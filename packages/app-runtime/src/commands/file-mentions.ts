@@ -49,6 +49,16 @@ export interface FileMentions {
   attach(text: string, signal?: AbortSignal): Promise<AttachedPrompt>;
 }
 
+/** Options of {@link createFileMentions}. */
+export interface FileMentionOptions {
+  /**
+   * Why a mentioned file must not be attached (a permission deny rule for reading it), or undefined to read it.
+   *
+   * Contract: must not throw; called once per mentioned path before it is read.
+   */
+  refuse?: (path: string) => string | undefined;
+}
+
 /** The paths a text mentions, in order, without repeats. Pure. */
 export function fileMentions(text: string): string[] {
   const paths = new Set<string>();
@@ -87,7 +97,7 @@ export function completeMention(
  *
  * Contract: never throws; a directory that cannot be listed completes nothing.
  */
-export function createFileMentions(cwd: string): FileMentions {
+export function createFileMentions(cwd: string, options: FileMentionOptions = {}): FileMentions {
   let files: readonly string[] | undefined;
   let listing: Promise<void> | undefined;
   const read = createReadTool(cwd);
@@ -109,7 +119,7 @@ export function createFileMentions(cwd: string): FileMentions {
     },
     whenListed,
     async attach(text, signal = new AbortController().signal) {
-      const found = await readMentionedFiles(read, text, signal);
+      const found = await readMentionedFiles(read, text, signal, options.refuse);
       const blocks = found.blocks.join("\n\n");
       return {
         text: blocks === "" ? text : `${text}\n\n${blocks}`,
@@ -126,6 +136,7 @@ async function readMentionedFiles(
   read: ReturnType<typeof createReadTool>,
   text: string,
   signal: AbortSignal,
+  refuse: FileMentionOptions["refuse"],
 ): Promise<Omit<AttachedPrompt, "text"> & { blocks: string[] }> {
   const found: Omit<AttachedPrompt, "text"> & { blocks: string[] } = {
     blocks: [],
@@ -134,6 +145,11 @@ async function readMentionedFiles(
     missing: [],
   };
   for (const path of fileMentions(text)) {
+    const refusal = refuse?.(path);
+    if (refusal !== undefined) {
+      found.missing.push({ path, reason: refusal });
+      continue;
+    }
     try {
       const result = await read.execute({ path }, { toolCallId: "mention", signal, onUpdate: () => {} });
       const note = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");

@@ -10,7 +10,7 @@ import {
   type HarnessResourceLoader,
   type HarnessResources,
 } from "@arbor/harness";
-import { createFileMentions } from "./file-mentions.js";
+import { createFileMentions, type FileMentionOptions } from "./file-mentions.js";
 
 /** A note for the user about a prompt's mentions: the files attached (`info`), a mention of no file (`warning`). */
 export interface MentionNotice {
@@ -26,14 +26,17 @@ const HAS_MENTION = /(^|\s)@\S/;
  * `cwd` with the coding tools' `read` (its limits). The mentions are those of the text as typed (not of a
  * skill's or template's body); their files follow the expanded text.
  *
+ * `options.refuse` keeps a file out (a permission rule denies reading it): the mention stays text, with a warning.
+ *
  * Contract: `expandInput` never rejects; `notice` (called during `expandInput`) must not throw.
  */
 export function withFileMentions(
   loader: HarnessResourceLoader | undefined,
   cwd: string,
   notice: (notice: MentionNotice) => void = () => undefined,
+  options: FileMentionOptions = {},
 ): HarnessResourceLoader {
-  const mentions = createFileMentions(cwd);
+  const mentions = createFileMentions(cwd, options);
   return {
     load: (directory) => loader?.load(directory) ?? Promise.resolve(emptyHarnessResources()),
     async expandInput(text: string, resources: HarnessResources): Promise<ExpandedInput> {

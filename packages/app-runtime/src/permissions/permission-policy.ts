@@ -128,3 +128,17 @@ export function judgeToolCall(
       return { kind: "deny", by: "mode", reason: modeRefusal("plan", call, cwd, "mode") };
   }
 }
+
+/**
+ * Why the policy keeps a file from being read outside a tool call (an `@path` mention in a prompt), or
+ * undefined when it may be read: only a deny rule does (reading runs in every mode).
+ *
+ * Contract: never throws.
+ */
+export function readRefusal(policy: PermissionPolicy, path: string, cwd: string): string | undefined {
+  const verdict = judgeToolCall(policy, { toolName: "read", args: { path } }, cwd);
+  if (verdict.kind !== "deny") return undefined;
+  return verdict.rule === undefined
+    ? "not attached: the permission policy denies reading it"
+    : `not attached: the permission rule "${verdict.rule}" denies reading it`;
+}
