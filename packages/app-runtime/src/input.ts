@@ -48,6 +48,11 @@ export {
   type PermissionQuestionHost,
   permissionPicker,
 } from "./commands/permission-questions.js";
+export {
+  type ProtocolCommandOutcome,
+  type ProtocolCommandOutput,
+  runProtocolSlashCommand,
+} from "./commands/protocol-command-host.js";
 export { runUserShellCommand } from "./commands/shell-command.js";
 export {
   type CommandExtensionInfo,
@@ -62,6 +67,7 @@ export {
 export { KEY_HELP } from "./commands/slash/info-commands.js";
 export { exportArguments } from "./commands/slash/session-commands.js";
 export {
+  builtInCommandName,
   commandMenu,
   commandNames,
   completeCommand,

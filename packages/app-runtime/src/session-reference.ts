@@ -163,9 +163,10 @@ export function jsonlPathOf(store: SessionStore, sessionId: string): string | un
 async function searchByPrefix(
   store: SessionStore,
   prefix: string,
-): Promise<{ exact: SessionSummary | undefined; matches: SessionSummary[] }> {
+): Promise<{ exact: SessionSummary | undefined; matches: SessionSummary[]; named: SessionSummary[] }> {
   const wanted = prefix.toLowerCase();
   const matches: SessionSummary[] = [];
+  const named: SessionSummary[] = [];
   let exact: SessionSummary | undefined;
   let cursor: string | undefined;
   do {
@@ -173,10 +174,11 @@ async function searchByPrefix(
     for (const summary of page.sessions) {
       if (summary.id === prefix) exact = summary;
       if (summary.id.toLowerCase().startsWith(wanted)) matches.push(summary);
+      if (summary.name?.trim().toLowerCase() === wanted.trim()) named.push(summary);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  return { exact, matches };
+  return { exact, matches, named };
 }
 
 function describeCandidate(summary: SessionSummary): string {
@@ -190,7 +192,8 @@ function describeCandidate(summary: SessionSummary): string {
  * 1. a path (see {@link looksLikePath}) to an existing session file: the store's own file when a JSONL
  *    store holds it (same real path), else the file through a read-only store of its own;
  * 2. a session id the store holds;
- * 3. a unique prefix of one (case-insensitive), searched across every working directory.
+ * 3. a unique prefix of one (case-insensitive), searched across every working directory;
+ * 4. else the name of exactly one session (case-insensitive, as `/name` set it).
  *
  * Contract: throws {@link SessionReferenceError} — `session_reference_not_found` (naming what was looked
  * for and how to list sessions), `session_reference_ambiguous` (listing up to 10 candidates), or
@@ -235,15 +238,27 @@ export async function resolveSessionReference(
   }
   const own = jsonlPathOf(store, text);
   if (own !== undefined) return inStore(store, text, own);
-  const { exact, matches } = await searchByPrefix(store, text);
+  const { exact, matches, named } = await searchByPrefix(store, text);
   if (exact !== undefined) return inStore(store, exact.id, exact.location);
   const only = matches[0];
   if (matches.length === 1 && only !== undefined) return inStore(store, only.id, only.location);
   if (matches.length === 0) {
+    // No id starts so: a session's name (`/name`, `session_info`), when exactly one session has it.
+    const [byName] = named;
+    if (named.length === 1 && byName !== undefined) return inStore(store, byName.id, byName.location);
+    if (named.length > 1) {
+      throw new SessionReferenceError(
+        "session_reference_ambiguous",
+        `${named.length} sessions are named "${text}"; give one's id:\n${named
+          .slice(0, MAX_LISTED_CANDIDATES)
+          .map(describeCandidate)
+          .join("\n")}`,
+      );
+    }
     throw new SessionReferenceError(
       "session_reference_not_found",
-      `No session "${text}" in ${describeStore(store)}. \`arbor sessions list --all\` lists every session; ` +
-        "a path to a .jsonl file works too.",
+      `No session "${text}" in ${describeStore(store)} (no id starts so and no session has that name). ` +
+        "`arbor sessions list --all` lists every session; a path to a .jsonl file works too.",
     );
   }
   const listed = matches.slice(0, MAX_LISTED_CANDIDATES).map(describeCandidate);

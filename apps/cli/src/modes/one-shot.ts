@@ -18,6 +18,7 @@ import {
   sessionRecord,
   type UnsavedWorkWatch,
 } from "@arbor/app-runtime";
+import { builtInCommandName, runProtocolSlashCommand } from "@arbor/app-runtime/input";
 import { describePermissionRecord } from "@arbor/session-view";
 import type { CliIo } from "../io.js";
 
@@ -65,6 +66,29 @@ async function extensionCommand(runtime: AppRuntime, prompt: string): Promise<nu
   return runtime.extensions.failures.length > failedBefore ? 1 : 0;
 }
 
+/**
+ * Print mode's `/name args` for a built-in command (`/name`, `/label`, `/compact`, …; the same code as the
+ * terminal's and rpc's), its notices on stderr: resolves to the exit code (1 when it said an error), or to
+ * undefined when the line names no built-in command (an extension's command, a template or a prompt).
+ */
+async function builtInCommand(
+  runtime: AppRuntime,
+  prompt: OneShotPrompt,
+  io: CliIo,
+): Promise<number | undefined> {
+  const line = whole(prompt);
+  if (builtInCommandName(line) === undefined) return undefined;
+  let errored = false;
+  await runProtocolSlashCommand(runtime, line, {
+    notice: (notice) => {
+      if (notice.level === "error") errored = true;
+      io.stderr.write(`arbor: ${notice.message}\n`);
+    },
+    prompt: () => undefined,
+  });
+  return errored ? 1 : 0;
+}
+
 /** What to say about unsaved work: its reason, or "see above" when a warning of the runtime already said it. */
 export function unsavedLine(unsaved: string, saves: UnsavedWorkWatch): string {
   return saves.alreadyWarned(unsaved) ? "the session was not saved (the store's refusal is above)" : unsaved;
@@ -95,8 +119,6 @@ function refusalLine(decision: PermissionDecisionEvent): string {
  * partial answer on stdout).
  */
 export async function runPrintMode(runtime: AppRuntime, prompt: OneShotPrompt, io: CliIo): Promise<number> {
-  const commandCode = await extensionCommand(runtime, whole(prompt));
-  if (commandCode !== undefined) return commandCode;
   const retries = reportRunNotices(runtime.session, (line) => io.stderr.write(`arbor: ${line}\n`));
   const saves = runtime.watchUnsavedWork({ onRetry: (line) => io.stderr.write(`arbor: ${line}\n`) });
   const interrupt = abortOnInterrupt(runtime, (text) => io.stderr.write(text));
@@ -105,14 +127,18 @@ export async function runPrintMode(runtime: AppRuntime, prompt: OneShotPrompt, i
     if (decision.decision === "denied") io.stderr.write(`arbor: ${refusalLine(decision)}\n`);
   });
   let unsaved: string | undefined;
+  let commandCode: number | undefined;
   try {
-    await runPrompt(runtime, prompt);
+    commandCode =
+      (await builtInCommand(runtime, prompt, io)) ?? (await extensionCommand(runtime, whole(prompt)));
+    if (commandCode === undefined) await runPrompt(runtime, prompt);
   } finally {
     interrupt.restore();
     refusals();
     retries();
     unsaved = saves();
   }
+  if (commandCode !== undefined) return unsaved === undefined ? commandCode : 1;
   const { message, failed, reason } = outcomeOf(runtime, interrupt);
   const text = message === undefined ? "" : assistantText(message);
   if (text !== "") io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);

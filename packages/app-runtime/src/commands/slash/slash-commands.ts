@@ -120,6 +120,19 @@ export function suggestCommands(name: string, known: readonly string[]): string[
 }
 
 /**
+ * The built-in slash command a line names (`/name args`, aliases resolved), or undefined: an extension's
+ * command, a template, a skill, an unknown name or no command at all.
+ *
+ * Contract: pure.
+ */
+export function builtInCommandName(text: string): string | undefined {
+  const parsed = parseCommandLine(text);
+  if (parsed === undefined) return undefined;
+  const name = ALIASES[parsed.name] ?? parsed.name;
+  return SLASH_COMMANDS.some((command) => command.name === name) ? name : undefined;
+}
+
+/**
  * Runs a line that starts with `/`. Returns false when the line is not a command of any kind (the caller
  * sends it as a message), true when it was handled — run, passed to `session.prompt()` as a skill or
  * template, or answered with a notice.
