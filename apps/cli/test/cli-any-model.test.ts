@@ -145,6 +145,18 @@ describe('models.json providers with "api": "anthropic"', { timeout: 60_000 }, (
     expect(run.stderr).toContain(`Invalid models file ${join(box.home, "models.json")}`);
     expect(run.stderr).toContain("providers.gateway.api");
   });
+
+  it("says what to write instead of a pi-style apiKey (the key stays out of the file)", async () => {
+    const box = sandbox();
+    writeJson(join(box.home, "models.json"), {
+      providers: { my: { baseUrl: "http://127.0.0.1:1/v1", apiKey: "sk-123", models: [{ id: "m" }] } },
+    });
+    const run = await runArbor(box, ["-p", "hi", "--model", "my/m"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("providers.my.apiKey: keys are never written in models.json");
+    expect(run.stderr).toContain('"apiKeyEnv": "MY_PROVIDER_API_KEY"');
+    expect(run.stderr).not.toContain("sk-123");
+  });
 });
 
 describe("a missing API key", { timeout: 60_000 }, () => {

@@ -97,6 +97,8 @@ export function validateConfig<T>(
   path: string,
   code: ArborUserErrorCode,
   what: string,
+  /** What to do instead of an unknown field, by its name (another tool's field a user may bring along). */
+  unknownFieldHints: Readonly<Record<string, string>> = {},
 ): T {
   const checked = validateToolArguments({ name: what, description: what, parameters: schema }, value);
   if (checked.ok) {
@@ -106,9 +108,10 @@ export function validateConfig<T>(
     throw new ArborUserError(code, `Invalid ${what} ${path}:\n${converted.join("\n")}`);
   }
   const problems = checked.errors.map((issue) => {
-    const message = issue.message.startsWith("unexpected property")
-      ? issue.message.replace("unexpected property", "unknown field")
-      : issue.message;
+    if (!issue.message.startsWith("unexpected property"))
+      return `  ${fieldName(issue.path)}: ${issue.message}`;
+    const hint = unknownFieldHints[issue.path.split("/").at(-1) ?? ""];
+    const message = hint ?? issue.message.replace("unexpected property", "unknown field");
     return `  ${fieldName(issue.path)}: ${message}`;
   });
   throw new ArborUserError(code, `Invalid ${what} ${path}:\n${problems.join("\n")}`);

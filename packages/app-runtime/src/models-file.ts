@@ -165,7 +165,10 @@ export function loadModelsFile(home: string): {
   const path = modelsFilePath(home);
   const raw = readJsonFile(path, "invalid_models_file", "models file");
   if (raw === undefined) return { providers: {}, modelLimits: {} };
-  const file = validateConfig<ModelsFile>(ModelsFileSchema, raw, path, "invalid_models_file", "models file");
+  const file = validateConfig<ModelsFile>(ModelsFileSchema, raw, path, "invalid_models_file", "models file", {
+    apiKey:
+      'keys are never written in models.json: put the key in an environment variable and name the variable with "apiKeyEnv" (e.g. "apiKeyEnv": "MY_PROVIDER_API_KEY"); a pi "apiKey" that names a variable becomes "apiKeyEnv" as it is',
+  });
   return { providers: file.providers ?? {}, modelLimits: file.modelLimits ?? {}, file: path };
 }
 
