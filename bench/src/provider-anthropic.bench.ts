@@ -144,7 +144,9 @@ async function measureSize(bytes: number) {
     const raw = await measureAsync(async () => {
       const response = await fetch(`${url}/v1/messages`, { method: "POST", body: "{}" });
       let received = 0;
-      for await (const chunk of response.body!) received += (chunk as Uint8Array).byteLength;
+      // Node's web streams are async iterable (the DOM typings, when a program includes them, say otherwise).
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+        received += chunk.byteLength;
       if (received !== body.length) throw new Error(`raw read got ${received} of ${body.length} bytes`);
     });
     const sdkOnly = await measureAsync(async () => {

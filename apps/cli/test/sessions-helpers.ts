@@ -12,11 +12,7 @@ import type { SessionEntry, SessionHeader } from "@arbor/session-store";
 import { encodeCwd } from "@arbor/session-store-jsonl";
 import { type Command, CommanderError } from "commander";
 import { afterEach } from "vitest";
-import {
-  type SessionsCommandDeps,
-  type SummarizerChoice,
-  sessionsCommand,
-} from "../src/commands/sessions/index.js";
+import { type SessionsCommandDeps, sessionsCommand } from "../src/commands/sessions/index.js";
 import { STORE_FACTORIES } from "../src/factories.js";
 
 const directories: string[] = [];
@@ -83,7 +79,7 @@ export interface RunOptions {
   home: string;
   /** The working directory (default: the fixtures' project directory). */
   cwd?: string;
-  resolveSummarizer?: () => Promise<SummarizerChoice | undefined>;
+  resolveSummarizer?: SessionsCommandDeps["resolveSummarizer"];
   /** Answers `delete` / `prune`'s question (absent: no terminal, as in a script). */
   confirm?: (question: string) => Promise<boolean>;
 }
