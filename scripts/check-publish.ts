@@ -8,6 +8,7 @@
  * - the version every other published package has (changesets bumps them as one `fixed` group);
  * - a `files` list naming README.md, CHANGELOG.md and LICENSE, and leaving out `dist/.tsbuildinfo`;
  * - caret (or tilde) ranges, never exact versions, for its third-party runtime dependencies;
+ * - the root's `engines.node` (the Node.js versions CI tests), never a looser range;
  * - the `@arbor/source` export condition, never a bare `source` (a common name other tools also use);
  * - a README of at most {@link README_MAX_LINES} lines whose install line names every package its first
  *   ```ts block imports;
@@ -34,6 +35,14 @@ interface PublishedPackage {
 const asRecord = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 
+/** The root package.json's `engines.node`, when it has one. */
+function rootEnginesOf(root: string): string | undefined {
+  const file = join(root, "package.json");
+  if (!existsSync(file)) return undefined;
+  const node = asRecord(asRecord(JSON.parse(readFileSync(file, "utf8"))).engines).node;
+  return typeof node === "string" ? node : undefined;
+}
+
 /** Checks one published package; `version` is the version the published packages share. */
 export function checkPublished(
   pkg: PublishedPackage,
@@ -52,6 +61,11 @@ export function checkPublished(
     );
   }
   if (!Array.isArray(json.keywords) || json.keywords.length === 0) say('package.json has no "keywords"');
+  // The Node.js versions the repository is tested on (the root's engines), no more.
+  const rootEngines = rootEnginesOf(root);
+  if (rootEngines !== undefined && asRecord(json.engines).node !== rootEngines) {
+    say(`"engines" must be { "node": "${rootEngines}" }, the root's (the versions CI tests)`);
+  }
   if (json.homepage !== `${REPOSITORY}/tree/main/${where}#readme`) {
     say(`"homepage" must be "${REPOSITORY}/tree/main/${where}#readme"`);
   }

@@ -33,8 +33,12 @@ function publishMetadata(dir: string): Record<string, unknown> {
     files: ["dist", "!dist/.tsbuildinfo", "README.md", "CHANGELOG.md", "LICENSE"],
     scripts: { prepack: "rm -rf dist && pnpm run build" },
     publishConfig: { access: "public" },
+    engines: { node: ENGINES },
   };
 }
+
+/** The fixture workspace's root engines, which every published package must repeat. */
+const ENGINES = ">=20.19 <21 || >=22.12";
 
 function quickStartReadme(name: string, code = `import * as x from "${name}";\nconsole.log(x);\n`): string {
   return `# ${name}\n\n\`\`\`sh\nnpm install ${name}\n\`\`\`\n\n\`\`\`ts\n${code}\`\`\`\n`;
@@ -43,6 +47,7 @@ function quickStartReadme(name: string, code = `import * as x from "${name}";\nc
 function workspace(packages: FixturePackage[]): string {
   const root = mkdtempSync(join(tmpdir(), "arbor-check-packages-"));
   temporary.push(root);
+  writeFileSync(join(root, "package.json"), JSON.stringify({ private: true, engines: { node: ENGINES } }));
   for (const pkg of packages) {
     const dir = join(root, pkg.dir);
     mkdirSync(dir, { recursive: true });
@@ -260,6 +265,7 @@ describe("check:packages", () => {
         dir: "packages/agent-core",
         json: {
           version: "0.1.0",
+          engines: { node: ">=18" },
           homepage: undefined,
           repository: { type: "git", url: `git+${REPOSITORY}.git` },
           publishConfig: undefined,
@@ -287,6 +293,7 @@ describe("check:packages", () => {
     expect(checkPackages(root).sort()).toEqual(
       [
         "@arbor/agent-core: no LICENSE file (copy the root LICENSE)",
+        `@arbor/agent-core: "engines" must be { "node": "${ENGINES}" }, the root's (the versions CI tests)`,
         "@arbor/agent-core: version 0.1.0 differs from the other packages' 0.0.0 (one fixed release group)",
         `@arbor/agent-core: "homepage" must be "${REPOSITORY}/tree/main/packages/agent-core#readme"`,
         `@arbor/agent-core: "repository" must be { "type": "git", "url": "git+${REPOSITORY}.git", "directory": "packages/agent-core" }`,
