@@ -63,6 +63,7 @@ export {
   type ReadToolDetails,
   type ReadToolOptions,
 } from "./read-tool.js";
+export { editDistance } from "./similar-paths.js";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,

@@ -83,7 +83,12 @@ function stemOf(name: string): string {
   return extension === "" ? name : name.slice(0, -extension.length);
 }
 
-/** Levenshtein distance, giving up (returning `limit + 1`) once it must exceed `limit`. */
+/**
+ * Levenshtein distance, giving up (returning `limit + 1`) once it must exceed `limit`: the one edit distance
+ * of Arbor (a missing file's near names here, a mistyped slash command's in app-runtime).
+ *
+ * Contract: pure; O(left × right) at most, less when the limit is passed early.
+ */
 export function editDistance(left: string, right: string, limit: number): number {
   if (Math.abs(left.length - right.length) > limit) return limit + 1;
   let previous = Array.from({ length: right.length + 1 }, (_, index) => index);

@@ -3,6 +3,7 @@
  * `/skill:name` and prompt templates (`/name`) known to the session pass through to `session.prompt()`,
  * which expands them; anything else gets a notice with the nearest command.
  */
+import { editDistance } from "@arbor/coding-tools";
 import { SKILL_COMMAND_PREFIX } from "@arbor/harness/resources";
 import { errorText } from "@arbor/session-view";
 import { parseCommandLine } from "../command-line.js";
@@ -93,26 +94,14 @@ export function commandNames(host: Pick<CommandHost, "session">): string[] {
   ];
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= a.length; row++) {
-    const current = [row];
-    for (let column = 1; column <= b.length; column++) {
-      const cost = a[row - 1] === b[column - 1] ? 0 : 1;
-      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /** The known names closest to a mistyped one (a shared prefix, or at most two edits away). */
 export function suggestCommands(name: string, known: readonly string[]): string[] {
   const lower = name.toLowerCase();
   const scored = known
     .map((candidate) => ({
       candidate,
-      score: candidate.startsWith(lower) || lower.startsWith(candidate) ? 0 : editDistance(lower, candidate),
+      score:
+        candidate.startsWith(lower) || lower.startsWith(candidate) ? 0 : editDistance(lower, candidate, 2),
     }))
     .filter((entry) => entry.score <= 2)
     .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate));
