@@ -1,10 +1,10 @@
 /**
- * Markdown to safe HTML for the HTML export, with markdown-it: raw HTML in the text is escaped (shown, never
- * parsed), links whose scheme could run code (`javascript:`, `vbscript:`, `file:`, most `data:`) are not
- * made links, Markdown images are left as text (the page loads nothing), and links open with
- * `rel="noopener noreferrer"`.
+ * Markdown to safe HTML for the HTML export, with `marked` (the parser the terminal renders with, so one
+ * Markdown parser serves both): raw HTML in the text is escaped (shown, never parsed), links other than
+ * `http:`, `https:`, `mailto:` and relative ones are not made links, Markdown images are left as text (the
+ * page loads nothing), and links open with `rel="noopener noreferrer"`.
  */
-import createMarkdownIt, { type MarkdownIt } from "markdown-it";
+import { Marked } from "marked";
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -23,26 +23,44 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }
 
-let renderer: MarkdownIt | undefined;
+/** Link schemes that stay links; any other scheme (`javascript:`, `data:`, `file:` …) is left as text. */
+const SAFE_SCHEMES = new Set(["http", "https", "mailto"]);
 
-function markdownIt(): MarkdownIt {
-  if (renderer !== undefined) return renderer;
-  const md = new createMarkdownIt("default", { html: false, linkify: false, typographer: false });
-  md.disable("image");
-  md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
-    const token = tokens[index]!;
-    token.attrSet("rel", "noopener noreferrer");
-    return self.renderToken(tokens, index, options);
-  };
-  renderer = md;
-  return md;
+function safeHref(href: string): boolean {
+  // Control characters and whitespace are ignored by browsers inside a scheme (`java\tscript:`).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: those characters are what is removed
+  const compact = href.replace(/[\u0000-\u0020]/g, "");
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact)?.[1];
+  return scheme === undefined || SAFE_SCHEMES.has(scheme.toLowerCase());
+}
+
+let renderer: Marked | undefined;
+
+function markdown(): Marked {
+  renderer ??= new Marked({
+    gfm: true,
+    renderer: {
+      // Raw HTML in the text is shown, never parsed.
+      html: (token) => escapeHtml(token.text),
+      // The page loads nothing: an image stays its Markdown text.
+      image: (token) => escapeHtml(token.raw),
+      link(token) {
+        if (!safeHref(token.href)) return escapeHtml(token.raw);
+        const title = token.title ? ` title="${escapeHtml(token.title)}"` : "";
+        const text = this.parser.parseInline(token.tokens);
+        return `<a href="${escapeHtml(token.href)}"${title} rel="noopener noreferrer">${text}</a>`;
+      },
+    },
+  });
+  return renderer;
 }
 
 /**
- * A Markdown text as HTML (CommonMark with tables and strikethrough).
+ * A Markdown text as HTML (CommonMark with GFM tables and strikethrough, through `marked`, the parser the
+ * terminal renders with).
  *
  * Contract: pure; never emits a raw HTML tag, event handler or script URL from the text; O(text).
  */
 export function markdownHtml(text: string): string {
-  return markdownIt().render(text);
+  return markdown().parse(text, { async: false });
 }

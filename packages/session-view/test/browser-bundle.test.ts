@@ -97,12 +97,12 @@ describe("the browser bundle of @arbor/session-view", () => {
   it("bundles src/index.ts for a browser with no errors", async () => {
     const { errors, metafile } = await bundle({ entryPoints: [ENTRY] });
     expect(errors).toEqual([]);
-    // The whole graph was bundled: the package, its workspace dependencies and markdown-it.
+    // The whole graph was bundled: the package, its workspace dependencies and marked.
     const inputs = Object.keys(metafile?.inputs ?? {});
     expect(inputs).toContain("packages/session-view/src/export-html.ts");
     expect(inputs).toContain("packages/ai-providers/src/index.ts");
     expect(inputs).toContain("packages/session-store/src/ids.ts");
-    expect(inputs.some((input) => input.includes("/node_modules/markdown-it/"))).toBe(true);
+    expect(inputs.some((input) => input.includes("/node_modules/marked/"))).toBe(true);
   });
 
   it("reaches no Node built-in from src/index.ts", async () => {

@@ -98,7 +98,7 @@ describe("the HTML export renders replies as Markdown", () => {
     expect(html).not.toMatch(/href="\s*javascript:/i);
     expect(html).not.toMatch(/href="\s*data:/i);
     expect(html).not.toMatch(/<a [^>]*onclick/i);
-    expect(article).toContain("&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;");
+    expect(article).toContain('&lt;script&gt;alert("pwned")&lt;/script&gt;');
     expect(article).toContain("[click me](javascript:alert(1))");
     // A plain web link stays a link, without the opener; a Markdown image loads nothing.
     expect(article).toContain('<a href="https://example.com/a" rel="noopener noreferrer">ok</a>');
