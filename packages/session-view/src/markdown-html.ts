@@ -39,6 +39,8 @@ let renderer: Marked | undefined;
 function markdown(): Marked {
   renderer ??= new Marked({
     gfm: true,
+    // A bare URL in the text stays text (only an explicit link is a link): no autolink literals.
+    tokenizer: { url: () => undefined },
     renderer: {
       // Raw HTML in the text is shown, never parsed.
       html: (token) => escapeHtml(token.text),
