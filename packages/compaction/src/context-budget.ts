@@ -1,5 +1,5 @@
 import { type CompactionSettingAdjustment, effectiveCompactionSettings } from "./effective-settings.js";
-import type { CompactionSettings } from "./settings.js";
+import { type CompactionSettings, compactionThreshold } from "./settings.js";
 
 /**
  * The budget of the next model call, in one place (docs/context-budget.md): the window in effect, the
@@ -67,11 +67,11 @@ export interface ContextBudget {
   fixedTokens: number;
   /** The most the fixed part should take; above it, tool definitions are shortened (small windows). */
   fixedBudgetTokens: number;
-  /** Compaction runs when the context passes this: `contextWindow - reserveTokens`. */
+  /** Compaction runs when the context passes this: `contextWindow - reserveTokens`, or `thresholdPercent` of the window when lower. */
   threshold: number;
   /** Room for the messages of one call: `threshold - fixedTokens` (at least 0). */
   messageTokens: number;
-  /** What a compaction aims to leave, the fixed part included: 60% of the window. */
+  /** What a compaction aims to leave, the fixed part included: 60% of the window (at most ¾ of the threshold). */
   targetTokens: number;
   /** Where each value came from: derived from the window, as set, or as set but clamped. */
   sources: Record<"reserveTokens" | "keepRecentTokens" | "toolOutputTokens", BudgetSource>;
@@ -111,7 +111,9 @@ export function contextBudget(input: ContextBudgetInput): ContextBudget {
   };
   const effective = known ? effectiveCompactionSettings(base, window) : { settings: base, adjustments: [] };
   const { reserveTokens, keepRecentTokens } = effective.settings;
-  const threshold = known ? window - reserveTokens : Number.POSITIVE_INFINITY;
+  const threshold = known
+    ? compactionThreshold(window, { reserveTokens, thresholdPercent: input.settings.thresholdPercent })
+    : Number.POSITIVE_INFINITY;
   const messageTokens = Math.max(0, threshold - fixedTokens);
 
   const derivedOutput = Math.max(
@@ -145,7 +147,10 @@ export function contextBudget(input: ContextBudgetInput): ContextBudget {
     fixedBudgetTokens: known ? Math.floor(window * WINDOW_SHARES.fixedTokens) : Number.POSITIVE_INFINITY,
     threshold,
     messageTokens,
-    targetTokens: known ? Math.floor(window * WINDOW_SHARES.afterCompaction) : Number.POSITIVE_INFINITY,
+    // 60% of the window, and well under a low threshold (`thresholdPercent`), so that one compaction ends under it.
+    targetTokens: known
+      ? Math.min(Math.floor(window * WINDOW_SHARES.afterCompaction), Math.floor(threshold * 0.75))
+      : Number.POSITIVE_INFINITY,
     sources: {
       reserveTokens: sourceOf("reserveTokens", reserveTokens),
       keepRecentTokens: sourceOf("keepRecentTokens", keepRecentTokens),

@@ -1,4 +1,4 @@
-import type { CompactionSettings } from "./settings.js";
+import { type CompactionSettings, compactionThreshold } from "./settings.js";
 
 /**
  * Settings that cannot work for a model's window: a `reserveTokens` at or above the window makes the
@@ -74,7 +74,11 @@ export function effectiveCompactionSettings(
     });
   }
 
-  const maxKeep = Math.max(0, Math.floor((window - reserveTokens) * MAX_KEEP_RECENT_RATIO));
+  const threshold = compactionThreshold(window, {
+    reserveTokens,
+    thresholdPercent: settings.thresholdPercent,
+  });
+  const maxKeep = Math.max(0, Math.floor(threshold * MAX_KEEP_RECENT_RATIO));
   const keepRecentTokens = Math.min(settings.keepRecentTokens, maxKeep);
   if (keepRecentTokens !== settings.keepRecentTokens) {
     adjustments.push({

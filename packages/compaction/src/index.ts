@@ -119,6 +119,7 @@ export { type SerializeOptions, serializeMessage, truncateEnd, truncateMiddle } 
 export {
   type CompactionSettings,
   CompactionSettingsSchema,
+  compactionThreshold,
   DEFAULT_COMPACTION_SETTINGS,
   DEFAULT_MAX_SUMMARIZER_CALLS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,

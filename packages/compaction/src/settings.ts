@@ -26,6 +26,15 @@ export const CompactionSettingsSchema = Type.Object(
         "Tokens of the most recent history kept verbatim after a compaction. Not set: 15% of the model's " +
         "window, at most 20,000 (docs/context-budget.md).",
     }),
+    thresholdPercent: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 95,
+        description:
+          "Compact when the context passes this percentage of the model's window (e.g. 80), or earlier when " +
+          "`reserveTokens` says so: the lower threshold wins. Absent: `contextWindow - reserveTokens` alone.",
+      }),
+    ),
     model: Type.Optional(
       Type.String({
         pattern: "^[^/\\s]+/\\S+$",
@@ -141,16 +150,35 @@ export function resolveCompactionSettings(partial?: unknown): CompactionSettings
 }
 
 /**
+ * The context size above which a compaction runs: `contextWindow - reserveTokens`, or `thresholdPercent` of
+ * the window when that is lower. The one rule behind {@link shouldCompact}, the budget's `threshold` and
+ * every meter's "compacts at".
+ *
+ * Example: a 200,000-token window compacts above 183,616 tokens with the default reserve, above 160,000 with
+ * `thresholdPercent: 80`.
+ *
+ * Contract: pure.
+ */
+export function compactionThreshold(
+  contextWindow: number,
+  settings: Pick<CompactionSettings, "reserveTokens" | "thresholdPercent">,
+): number {
+  const byReserve = contextWindow - settings.reserveTokens;
+  if (settings.thresholdPercent === undefined) return byReserve;
+  return Math.min(byReserve, Math.floor((contextWindow * settings.thresholdPercent) / 100));
+}
+
+/**
  * Whether to compact before the next model call (docs/reference/compaction.md): the settings are enabled and the
- * context is larger than `contextWindow - reserveTokens`.
+ * context is larger than {@link compactionThreshold}.
  *
  * Example: a 200,000-token window with the default reserve compacts above 183,616 tokens.
  */
 export function shouldCompact(
   contextTokens: number,
   contextWindow: number,
-  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">,
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens" | "thresholdPercent">,
 ): boolean {
   if (!settings.enabled) return false;
-  return contextTokens > contextWindow - settings.reserveTokens;
+  return contextTokens > compactionThreshold(contextWindow, settings);
 }

@@ -1,6 +1,8 @@
 import { ArborError } from "@arbor/ai-providers";
 import { describe, expect, it } from "vitest";
 import {
+  compactionThreshold,
+  contextBudget,
   DEFAULT_COMPACTION_SETTINGS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   InvalidCompactionSettingsError,
@@ -71,6 +73,31 @@ describe("shouldCompact", () => {
     expect(shouldCompact(183_616, 200_000, settings)).toBe(false);
     expect(shouldCompact(183_617, 200_000, settings)).toBe(true);
     expect(shouldCompact(10, 8000, { ...settings, reserveTokens: 8000 })).toBe(true);
+  });
+
+  it("with thresholdPercent, triggers at that share of the window when it is below the reserve's threshold", () => {
+    const settings = resolveCompactionSettings({ thresholdPercent: 80 });
+    expect(compactionThreshold(200_000, settings)).toBe(160_000);
+    expect(shouldCompact(160_000, 200_000, settings)).toBe(false);
+    expect(shouldCompact(160_001, 200_000, settings)).toBe(true);
+    // The lower threshold wins: a 95% share of a small window is above what the reserve leaves.
+    expect(compactionThreshold(6_000, { reserveTokens: 1_200, thresholdPercent: 95 })).toBe(4_800);
+    expect(compactionThreshold(200_000, resolveCompactionSettings())).toBe(183_616);
+    expect(() => resolveCompactionSettings({ thresholdPercent: 99 })).toThrow(/thresholdPercent/);
+    expect(() => resolveCompactionSettings({ thresholdPercent: 5 })).toThrow(/thresholdPercent/);
+  });
+
+  it("with thresholdPercent, the budget's threshold, target and kept tail all fit under it", () => {
+    const budget = contextBudget({
+      modelWindow: 200_000,
+      settings: resolveCompactionSettings({ thresholdPercent: 50 }),
+    });
+    expect(budget.threshold).toBe(100_000);
+    expect(budget.targetTokens).toBe(75_000);
+    expect(budget.keepRecentTokens).toBeLessThanOrEqual(50_000);
+    const plain = contextBudget({ modelWindow: 200_000, settings: resolveCompactionSettings() });
+    expect(plain.threshold).toBe(183_616);
+    expect(plain.targetTokens).toBe(120_000);
   });
 
   it("never triggers when disabled", () => {

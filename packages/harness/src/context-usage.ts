@@ -1,5 +1,11 @@
 import type { AgentMessage } from "@arbor/agent-core";
-import { type ContextTokenEstimate, estimateContextTokensFromTail, estimateTokens } from "@arbor/compaction";
+import {
+  type CompactionSettings,
+  type ContextTokenEstimate,
+  compactionThreshold,
+  estimateContextTokensFromTail,
+  estimateTokens,
+} from "@arbor/compaction";
 import type { SessionMessage } from "@arbor/session-store";
 import { asSessionMessage } from "./messages.js";
 
@@ -42,17 +48,18 @@ export function withPendingMessages(
   return { ...estimate, tokens: estimate.tokens + extra, trailingTokens: estimate.trailingTokens + extra };
 }
 
-/** The {@link ContextUsage} of an estimate against a window and a reserve. */
+/** The {@link ContextUsage} of an estimate against a window and the compaction settings in effect. */
 export function contextUsageOf(
   estimate: ContextTokenEstimate,
   contextWindow: number,
-  reserveTokens: number,
+  settings: Pick<CompactionSettings, "reserveTokens" | "thresholdPercent">,
 ): ContextUsage {
+  const { reserveTokens } = settings;
   return {
     tokens: estimate.tokens,
     contextWindow,
     percent: contextWindow > 0 ? (estimate.tokens / contextWindow) * 100 : 0,
-    compactionThreshold: contextWindow - reserveTokens,
+    compactionThreshold: compactionThreshold(contextWindow, settings),
     reserveTokens,
     anchored: estimate.lastUsageIndex !== undefined,
   };

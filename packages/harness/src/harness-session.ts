@@ -218,7 +218,7 @@ export class HarnessSession {
   contextUsage(): ContextUsage {
     const estimate = estimateTranscriptTokens(this.agent.state.messages);
     const { context } = this;
-    return contextUsageOf(estimate, context.contextWindow(), context.compactionSettings().reserveTokens);
+    return contextUsageOf(estimate, context.contextWindow(), context.compactionSettings());
   }
 
   /**

@@ -113,7 +113,7 @@ describe("estimateTranscriptTokens", () => {
     const usage = contextUsageOf(
       { tokens: 50_000, usageTokens: 50_000, trailingTokens: 0, lastUsageIndex: 3 },
       200_000,
-      16_384,
+      { reserveTokens: 16_384 },
     );
     expect(usage).toEqual({
       tokens: 50_000,
@@ -123,5 +123,12 @@ describe("estimateTranscriptTokens", () => {
       reserveTokens: 16_384,
       anchored: true,
     });
+    // A thresholdPercent below what the reserve leaves moves the threshold.
+    const early = contextUsageOf(
+      { tokens: 50_000, usageTokens: 50_000, trailingTokens: 0, lastUsageIndex: 3 },
+      200_000,
+      { reserveTokens: 16_384, thresholdPercent: 80 },
+    );
+    expect(early.compactionThreshold).toBe(160_000);
   });
 });
