@@ -18,6 +18,7 @@ export type ArborUserErrorCode =
   | "unusable_home"
   | "session_outside_store"
   | "command_failed"
+  | "invalid_proxy"
   | "recovery_pending"
   | "recovery_failed";
 

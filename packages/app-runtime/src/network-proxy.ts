@@ -4,6 +4,7 @@
  * installing undici's `EnvHttpProxyAgent` as the process's global dispatcher. Node 20's `fetch` ignores
  * these variables on its own.
  */
+import { ArborUserError } from "./errors.js";
 import type { Environment } from "./home.js";
 
 /** The proxy variables of an environment, as undici's `EnvHttpProxyAgent` takes them. */
@@ -22,13 +23,39 @@ function variable(env: Environment, name: string): string | undefined {
 }
 
 /**
+ * A proxy variable's value as a URL: `host:port` without a scheme is taken as `http://host:port` (as curl
+ * takes it).
+ *
+ * @throws {ArborUserError} (`invalid_proxy`) naming the variable, when it is no http(s) URL.
+ */
+function proxyUrl(env: Environment, name: string): string | undefined {
+  const value = variable(env, name);
+  if (value === undefined) return undefined;
+  const url = value.includes("://") ? value : `http://${value}`;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new ArborUserError(
+      "invalid_proxy",
+      `${name} is not a proxy URL: ${JSON.stringify(value)}. Set it to http://host:port (or https://…), or unset it.`,
+    );
+  }
+  return url;
+}
+
+/**
  * The proxy settings `env` asks for, or undefined when it names no proxy.
  *
- * Contract: pure; upper-case names win over lower-case ones.
+ * Contract: pure; upper-case names win over lower-case ones; throws `ArborUserError` (`invalid_proxy`) for a
+ * value that is no http(s) URL (`host:port` alone is taken as `http://host:port`).
  */
 export function proxySettings(env: Environment): ProxySettings | undefined {
-  const httpsProxy = variable(env, "HTTPS_PROXY");
-  const httpProxy = variable(env, "HTTP_PROXY");
+  const httpsProxy = proxyUrl(env, "HTTPS_PROXY");
+  const httpProxy = proxyUrl(env, "HTTP_PROXY");
   if (httpsProxy === undefined && httpProxy === undefined) return undefined;
   const noProxy = variable(env, "NO_PROXY");
   return {
@@ -45,7 +72,7 @@ let installed: string | undefined;
  * then). Returns the settings it installed, or undefined when `env` names no proxy (nothing changes).
  *
  * Contract: process-wide (the global dispatcher); calling it again with the same settings does nothing.
- * A proxy URL undici cannot read throws its error, which names the variable's value.
+ * A variable that is no http(s) URL throws `ArborUserError` (`invalid_proxy`) before anything is installed.
  */
 export async function useEnvironmentProxy(env: Environment): Promise<ProxySettings | undefined> {
   const settings = proxySettings(env);

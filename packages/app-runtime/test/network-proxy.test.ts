@@ -11,4 +11,16 @@ describe("proxySettings", () => {
     ).toEqual({ httpsProxy: "http://upper:1", noProxy: "localhost" });
     expect(proxySettings({ http_proxy: "http://p:3128" })).toEqual({ httpProxy: "http://p:3128" });
   });
+
+  it("takes host:port as an http proxy and refuses a value that is no http(s) URL, naming the variable", () => {
+    expect(proxySettings({ HTTPS_PROXY: "proxy.corp:3128" })).toEqual({
+      httpsProxy: "http://proxy.corp:3128",
+    });
+    expect(() => proxySettings({ HTTPS_PROXY: "not a url" })).toThrow(
+      'HTTPS_PROXY is not a proxy URL: "not a url". Set it to http://host:port (or https://…), or unset it.',
+    );
+    expect(() => proxySettings({ http_proxy: "socks5://127.0.0.1:1080" })).toThrow(
+      /^HTTP_PROXY is not a proxy URL/,
+    );
+  });
 });
