@@ -52,8 +52,9 @@ function plain(screen: string): string {
   return screen.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b[()][A-Z0-9]|\u001b[=>]|\r/g, "");
 }
 
-describe.skipIf(!HAVE_SCRIPT || !existsSync(BINARY))("arbor --permissions ask in a terminal", () => {
+describe.skipIf(!HAVE_SCRIPT)("arbor --permissions ask in a terminal", () => {
   it("asks with the path; n writes nothing, y writes, Esc writes nothing", { timeout: 90_000 }, async () => {
+    expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
     server = await startOpenAIWireServer([
       writeCall("call_1", "denied.txt"),
       text("Understood, not written."),
