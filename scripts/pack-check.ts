@@ -12,7 +12,9 @@
  * 4. `npm i -g --prefix <temp>` the CLI tarball, checks its runtime dependencies are exactly the packages the
  *    bundle imports, runs `arbor --version`, `arbor --provider scripted -p help`, a prompt template with
  *    frontmatter (the YAML parser the bundle loads on demand) and `arbor demo` (which says
- *    the demo comes with a clone), and reports its size.
+ *    the demo comes with a clone), and reports its size; a missing or unbuilt SQLite driver is one line;
+ *    then the checks of scripts/pack-check-cli.ts (a proxy sees the CONNECT, an extension importing
+ *    TypeBox and Arbor's packages runs its tool, `sessions delete`, `completion bash`).
  *
  * Usage: `tsx scripts/pack-check.ts` (after `turbo run build`). The PostgreSQL store's snippet needs
  * `DATABASE_URL` (`.ci/run` starts a server) and is skipped, saying so, without it. Exits 1 on any failure.
@@ -37,6 +39,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { findPackages } from "./check-packages.ts";
+import { checkInstalledCli } from "./pack-check-cli.ts";
 import { importedPackages, readmeQuickStart } from "./readme-quick-start.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -421,11 +424,13 @@ step("type-checked");
 const cliTarball = cli && tarballs.get(cli.name);
 if (cli && cliTarball) {
   const prefix = join(work, "global");
+  const installStarted = Date.now();
   run("npm", ["install", "--global", ...installFlags, "--prefix", prefix, cliTarball], {
     cwd: work,
     env: npmEnv,
     what: "npm install --global (CLI)",
   });
+  const installSeconds = ((Date.now() - installStarted) / 1000).toFixed(1);
   const installed = join(prefix, "lib", "node_modules", cli.name);
   if (existsSync(installed)) {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
@@ -486,10 +491,18 @@ if (cli && cliTarball) {
       .map(String)
       .filter((entry) => entry.endsWith("package.json") && !entry.includes("/test/")).length;
     console.log(
-      `pack-check: ${cli.name} installed globally: ${kb(sizeOf(join(prefix, "lib", "node_modules")))} (about ${modules} package.json files), ` +
+      `pack-check: ${cli.name} installed globally in ${installSeconds} s: ${kb(sizeOf(join(prefix, "lib", "node_modules")))} (about ${modules} package.json files), ` +
         `arbor --version: ${version.stdout.trim()}`,
     );
     checkSqliteDriver(arbor, prefix, cliEnv);
+    await checkInstalledCli({
+      arbor,
+      cwd: app,
+      env: cliEnv,
+      home,
+      fail,
+      log: (message) => console.log(`pack-check: ${message}`),
+    });
   } else fail(`${cli.name} is not installed under ${prefix}`);
   step("installed and ran the CLI");
 }
