@@ -214,6 +214,55 @@ run("npm", ["install", ...installFlags, "@types/node@^20", ...libraryTarballs], 
 });
 provideSqliteAddon(join(app, "node_modules"));
 step("installed the libraries");
+await checkLeanAppRuntime();
+
+/**
+ * `@arbor/app-runtime` without its optional peer `@arbor/mcp`: no MCP SDK is installed, the runtime loads, and
+ * settings that name MCP servers get one line saying what to install.
+ */
+async function checkLeanAppRuntime(): Promise<void> {
+  const lean = join(work, "lean");
+  mkdirSync(lean);
+  writeFileSync(
+    join(lean, "package.json"),
+    `${JSON.stringify({ name: "lean", private: true, type: "module" })}\n`,
+  );
+  const withoutMcp = libraries
+    .filter((pkg) => pkg.name !== "@arbor/mcp")
+    .map((pkg) => tarballs.get(pkg.name))
+    .filter((file) => file !== undefined);
+  const installed = run("npm", ["install", ...installFlags, ...withoutMcp], {
+    cwd: lean,
+    env: npmEnv,
+    what: "npm install (libraries without @arbor/mcp)",
+  });
+  if (installed.status !== 0) return;
+  if (existsSync(join(lean, "node_modules", "@modelcontextprotocol"))) {
+    fail("@arbor/app-runtime installed the MCP SDK though @arbor/mcp is an optional peer");
+  }
+  writeFileSync(
+    join(lean, "mcp.mjs"),
+    [
+      'import { startMcpServers } from "@arbor/app-runtime/extensions";',
+      "const servers = { files: { command: 'files-mcp' } };",
+      "const options = { servers, tools: undefined, cwd: '.', env: {}, version: '0', warn: () => {} };",
+      "await startMcpServers(options).then(",
+      "  () => { console.log('started'); process.exit(2); },",
+      "  (error) => { console.log(error.code + ': ' + error.message); },",
+      ");",
+    ].join("\n"),
+  );
+  const result = await runAsync(process.execPath, ["mcp.mjs"], {
+    cwd: lean,
+    what: "app-runtime without @arbor/mcp",
+  });
+  if (result.status === 0 && !result.stdout.startsWith("mcp_unavailable: ")) {
+    fail(`app-runtime without @arbor/mcp, mcpServers set: ${result.stdout}${result.stderr}`);
+  }
+  console.log(
+    `pack-check: without @arbor/mcp: ${kb(sizeOf(join(lean, "node_modules")))} installed, with it: ${kb(sizeOf(join(app, "node_modules")))}; mcpServers then says: ${result.stdout.trim()}`,
+  );
+}
 
 /** Puts better-sqlite3's native addon under `modules` (a node_modules folder) when scripts did not build it. */
 function provideSqliteAddon(modules: string): void {

@@ -4,9 +4,9 @@
  */
 import type { Model, ProviderRegistry } from "@arbor/ai-providers";
 import type { AgentHarness, BashExecutionInput, HarnessSession } from "@arbor/harness";
-import type { McpManager } from "@arbor/mcp";
 import type { Session, SessionStore, SessionSummary } from "@arbor/session-store";
 import type { ExtensionHost } from "./extensions/extension-host.js";
+import type { McpConnections } from "./extensions/mcp-servers.js";
 import type { SessionOperations } from "./operations/session-operations.js";
 import type { PermissionGate } from "./permissions/permission-gate.js";
 import type { UnsavedWorkWatch, WatchUnsavedWorkOptions } from "./unsaved-work.js";
@@ -69,7 +69,7 @@ export interface AppRuntime extends SessionOperations {
    */
   readonly extensions: ExtensionHost;
   /** The MCP servers of `settings.json` (`status()` lists them); `undefined` when none is configured. */
-  readonly mcp: McpManager | undefined;
+  readonly mcp: McpConnections | undefined;
   /**
    * The permission gate every tool call passes (docs/permissions.md): its mode and rules, the questions
    * waiting (`pending`), `attachAsker` for a front end that can ask the user, `reply` to answer, and

@@ -24,7 +24,6 @@ import {
   type HarnessSession,
 } from "@arbor/harness";
 import { createResourceLoader, createSystemPromptBuilder } from "@arbor/harness/resources";
-import type { McpManager } from "@arbor/mcp";
 import { MemorySessionStore, type SessionStore, type SessionSummary } from "@arbor/session-store";
 import type { AppRuntime, ExportFormat, ListSessionsOptions, SessionExporters } from "./app-runtime.js";
 import { withFileMentions } from "./commands/mention-input.js";
@@ -32,11 +31,8 @@ import { runUserShellCommand } from "./commands/shell-command.js";
 import { ArborUserError } from "./errors.js";
 import type { ExtensionHost } from "./extensions/extension-host.js";
 import type { ExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
-import {
-  extensionProviderChoice,
-  loadRuntimeExtensions,
-  startMcpServers,
-} from "./extensions/runtime-extensions.js";
+import { type McpConnections, startMcpServers } from "./extensions/mcp-servers.js";
+import { extensionProviderChoice, loadRuntimeExtensions } from "./extensions/runtime-extensions.js";
 import type { ProviderFactories, StoreFactories } from "./factories.js";
 import { type Environment, resolveArborHome } from "./home.js";
 import { loadModelsFile, modelsFilePath } from "./models-file.js";
@@ -137,7 +133,7 @@ interface RuntimeWiring {
   providerNames: () => string[];
   release: () => Promise<void>;
   extensions: ExtensionHost;
-  mcp: McpManager | undefined;
+  mcp: McpConnections | undefined;
   /** Notes for the user (the runtime's `onWarning`). */
   warn: (message: string) => void;
   /** This runtime's record of store refusals (the harness's `onError` reports into it). */
@@ -167,7 +163,7 @@ class Runtime implements AppRuntime {
   readonly persistent: boolean;
   readonly harness: AgentHarness;
   readonly extensions: ExtensionHost;
-  readonly mcp: McpManager | undefined;
+  readonly mcp: McpConnections | undefined;
   readonly permissions: PermissionGate;
   private current: HarnessSession;
   private readonly listeners = new Set<(session: HarnessSession) => void>();
@@ -467,7 +463,7 @@ export async function createAppRuntime(options: AppRuntimeOptions): Promise<AppR
     if (sourceStore !== store) await sourceStore.close?.();
   };
   let harness: AgentHarness | undefined;
-  let mcp: McpManager | undefined;
+  let mcp: McpConnections | undefined;
   try {
     if (!persistent && options.session?.kind === "fork") {
       sourceStore = await openStore(storeUrl, { ...storeOptions, readOnly: true });

@@ -19,6 +19,7 @@ export type ArborUserErrorCode =
   | "session_outside_store"
   | "command_failed"
   | "invalid_proxy"
+  | "mcp_unavailable"
   | "recovery_pending"
   | "recovery_failed";
 

@@ -33,6 +33,7 @@ export type {
   ExtensionNoticeLevel,
 } from "./extensions/extension-api.js";
 export type { ExtensionFailure, ExtensionHost, LoadedExtension } from "./extensions/extension-host.js";
+export type { McpConnections, McpServerReport, McpServerSettings } from "./extensions/mcp-servers.js";
 export type {
   AnthropicProviderFactorySettings,
   AnthropicProviderModule,

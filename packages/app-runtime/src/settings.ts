@@ -8,7 +8,6 @@
 import { join } from "node:path";
 import { type Static, THINKING_LEVELS, Type } from "@arbor/ai-providers";
 import { resolveCompactionSettings } from "@arbor/compaction";
-import { McpServersSchema } from "@arbor/mcp/config";
 import { readJsonFile, validateConfig } from "./config-file.js";
 import { ArborUserError } from "./errors.js";
 import { ExtensionTimeoutsSchema, mergeExtensionTimeoutSettings } from "./extensions/extension-timeouts.js";
@@ -72,7 +71,12 @@ export const SettingsSchema = Type.Object(
     compaction: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: "see @arbor/compaction's settings" }),
     ),
-    mcpServers: Type.Optional(McpServersSchema),
+    mcpServers: Type.Optional(
+      Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
+        description:
+          "MCP servers by name: { command, args?, env? } or { url, headers? } (checked by @arbor/mcp when they start; docs/mcp.md)",
+      }),
+    ),
     extensionTimeouts: Type.Optional(ExtensionTimeoutsSchema),
     permissions: Type.Optional(PermissionsSettingsSchema),
   },

@@ -78,4 +78,20 @@ describe("MCP servers of settings.json in the runtime", () => {
       await runtime.dispose();
     }
   });
+
+  it("a configuration @arbor/mcp refuses is one settings error naming the server and field, before anything runs", async () => {
+    const { given } = options([]);
+    writeJson(join(given.home!, "settings.json"), { mcpServers: { local: { command: 7 } } });
+    const failure = await createAppRuntime(given).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({
+      name: "ArborUserError",
+      code: "invalid_settings",
+      message: expect.stringMatching(
+        /^Invalid mcpServers in the settings: MCP server "local" at \/command: /,
+      ),
+    });
+  });
 });

@@ -31,9 +31,14 @@ export {
   SUMMARY_HOOKS,
 } from "./extension-timeouts.js";
 export {
+  type McpConnections,
+  type McpServerReport,
+  type McpServerSettings,
+  startMcpServers,
+} from "./mcp-servers.js";
+export {
   describeExtensionFailure,
   extensionProviderChoice,
   loadRuntimeExtensions,
   type RuntimeExtensionOptions,
-  startMcpServers,
 } from "./runtime-extensions.js";

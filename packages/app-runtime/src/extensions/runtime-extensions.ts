@@ -1,14 +1,10 @@
 /**
  * What `createAppRuntime()` does with extensions and MCP servers: loads the extensions (unless turned off),
- * lets a provider an extension registered answer `--provider`/`--model`, and starts the `mcpServers` whose
- * tools the run may use. Every failure is one warning line; none fails the runtime.
+ * and lets a provider an extension registered answer `--provider`/`--model` (the MCP servers: mcp-servers.ts).
+ * Every failure is one warning line; none fails the runtime.
  */
 import type { Model, Provider } from "@arbor/ai-providers";
-import type { McpManager } from "@arbor/mcp";
-import type { McpServers } from "@arbor/mcp/config";
 import { ArborUserError } from "../errors.js";
-import type { Environment } from "../home.js";
-import { useEnvironmentProxy } from "../network-proxy.js";
 import type { ProviderFlags } from "../provider-choice.js";
 import type { Settings } from "../settings.js";
 import { TOOL_NAMES, type ToolName } from "../tool-names.js";
@@ -96,33 +92,4 @@ export function extensionProviderChoice(
     );
   }
   return { provider, model };
-}
-
-/**
- * Starts the MCP servers of the settings that the run's tools allow (none with `tools: false`, all without an
- * allow list, else those the list names) and waits until each is ready or failed.
- *
- * Contract: `undefined` when no server is configured; never rejects — each failed server, and each tool a
- * started server listed but that cannot be offered, is one warning line.
- */
-export async function startMcpServers(options: {
-  servers: McpServers | undefined;
-  tools: readonly ToolName[] | false | undefined;
-  cwd: string;
-  /** Where the proxy variables are read (HTTP servers are reached through `HTTPS_PROXY`). */
-  env: Environment;
-  version: string;
-  warn: (message: string) => void;
-}): Promise<McpManager | undefined> {
-  if (options.servers === undefined || Object.keys(options.servers).length === 0) return undefined;
-  await useEnvironmentProxy(options.env);
-  const { McpManager } = await import("@arbor/mcp");
-  const manager = new McpManager(options.servers, {
-    cwd: options.cwd,
-    clientInfo: { name: "arbor", version: options.version },
-  });
-  if (options.tools === false) return manager;
-  await manager.start(options.tools);
-  for (const line of manager.warnings(options.tools)) options.warn(line);
-  return manager;
 }
