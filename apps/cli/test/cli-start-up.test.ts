@@ -25,7 +25,7 @@ const CODING_TOOLS = ["read", "bash", "edit", "write"];
 
 /** Modules no one-shot answer needs before its request (the tools load theirs when they run). */
 const NOT_BEFORE_THE_ANSWER = [
-  "/node_modules/fast-glob/",
+  "/node_modules/tinyglobby/",
   "/node_modules/ignore/",
   "/node_modules/diff/",
   "/node_modules/ink/",

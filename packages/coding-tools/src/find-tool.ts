@@ -1,8 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
 import { type AgentTool, type Static, Type } from "@arbor/agent-core";
-import type FastGlob from "fast-glob";
-import { loadFastGlob } from "./lazy-libraries.js";
+import { loadGlob } from "./lazy-libraries.js";
 import { checkCwd, checkPositiveInteger, displayPath, resolveToolPath } from "./paths.js";
 import { listProjectFiles } from "./project-files.js";
 import { describeMissingPath } from "./similar-paths.js";
@@ -44,7 +43,7 @@ export interface FindToolDetails {
 
 /**
  * The `find` tool: files whose path (relative to `path`) matches a glob, sorted, as paths relative to
- * the working directory. Uses fast-glob and honours `.gitignore` (nested files too); `.git` and
+ * the working directory. Uses tinyglobby and honours `.gitignore` (nested files too); `.git` and
  * `node_modules` are skipped unless the path or pattern points into them; dotfiles are included.
  */
 export function createFindTool(
@@ -65,7 +64,7 @@ export function createFindTool(
       let searchRoot = resolveToolPath(root, args.path ?? ".");
       let pattern = args.pattern.trim();
       if (isAbsolute(pattern))
-        ({ base: searchRoot, pattern } = splitAbsolutePattern(pattern, await loadFastGlob()));
+        ({ base: searchRoot, pattern } = splitAbsolutePattern(pattern, await loadGlob()));
       const shownRoot = displayPath(root, searchRoot);
       try {
         if (!(await stat(searchRoot)).isDirectory()) {
@@ -122,10 +121,16 @@ export function createFindTool(
 }
 
 /** `/a/b/**\/*.ts` → base `/a/b`, pattern `**\/*.ts`: the static directories lead, the glob follows. */
-function splitAbsolutePattern(absolute: string, fg: typeof FastGlob): { base: string; pattern: string } {
+function splitAbsolutePattern(
+  absolute: string,
+  glob: typeof import("tinyglobby"),
+): { base: string; pattern: string } {
   const segments = absolute.split("/");
   let index = 0;
-  while (index < segments.length - 1 && (segments[index] === "" || !fg.isDynamicPattern(segments[index]!))) {
+  while (
+    index < segments.length - 1 &&
+    (segments[index] === "" || !glob.isDynamicPattern(segments[index]!))
+  ) {
     index++;
   }
   const base = segments.slice(0, index).join("/") || "/";

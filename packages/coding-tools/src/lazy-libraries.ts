@@ -3,17 +3,16 @@
  * use instead of with the package: a program that only hands the tools' definitions to a model — the first
  * request of a one-shot `arbor -p` — does not load them before that request.
  */
-import type FastGlob from "fast-glob";
 import type Ignore from "ignore";
 
-let fastGlob: Promise<typeof FastGlob> | undefined;
+let tinyglobby: Promise<typeof import("tinyglobby")> | undefined;
 let ignoreFactory: Promise<typeof Ignore> | undefined;
 let diff: Promise<typeof import("diff")> | undefined;
 
-/** fast-glob, imported once. */
-export function loadFastGlob(): Promise<typeof FastGlob> {
-  fastGlob ??= import("fast-glob").then((module) => module.default);
-  return fastGlob;
+/** tinyglobby, imported once. */
+export function loadGlob(): Promise<typeof import("tinyglobby")> {
+  tinyglobby ??= import("tinyglobby");
+  return tinyglobby;
 }
 
 /** The `ignore` package's factory, imported once. */

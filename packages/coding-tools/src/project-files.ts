@@ -1,13 +1,13 @@
 import { type Dirent, readdir, stat } from "node:fs";
 import { join } from "node:path";
 import { GitignoreRules } from "./gitignore-rules.js";
-import { loadFastGlob } from "./lazy-libraries.js";
+import { loadGlob } from "./lazy-libraries.js";
 
 /** What {@link listProjectFiles} lists. */
 export interface ProjectFileQuery {
   /** The absolute directory to walk; results are relative to it. */
   root: string;
-  /** Glob patterns relative to `root` (fast-glob syntax: `**`, `{a,b}`, `[ab]`, `!(x)`). */
+  /** Glob patterns relative to `root` (picomatch syntax: `**`, `{a,b}`, `[ab]`, `!(x)`). */
   patterns: readonly string[];
   /** Patterns without a slash match the file's name anywhere below the root (default `false`). */
   baseNameMatch?: boolean;
@@ -37,7 +37,7 @@ export interface ProjectFileList {
  * {@link GitignoreRules}), ignored directories never walked into, `.git` and `node_modules` skipped,
  * dotfiles included, symbolic links to files listed but links to directories not followed.
  *
- * Globbing is fast-glob's; the ignore rules are applied through its file-system adapter, one directory
+ * Globbing is tinyglobby's; the ignore rules are applied through its file-system adapter, one directory
  * listing at a time, so an ignored tree (`dist/`, `target/`) costs one `readdir` of its parent.
  */
 export async function listProjectFiles(query: ProjectFileQuery): Promise<ProjectFileList> {
@@ -73,30 +73,22 @@ export async function listProjectFiles(query: ProjectFileQuery): Promise<Project
     });
   };
   const maxResults = query.maxResults ?? 100_000;
-  const files: string[] = [];
-  let capped = false;
-  const fg = await loadFastGlob();
-  const stream = fg.stream(
-    query.patterns.map((pattern) => normalizePattern(pattern)),
+  const { glob } = await loadGlob();
+  const baseNameMatch = query.baseNameMatch ?? false;
+  const found = await glob(
+    query.patterns.map((pattern) => normalizePattern(pattern, baseNameMatch)),
     {
       cwd: query.root,
       dot: true,
       onlyFiles: true,
       followSymbolicLinks: false,
-      suppressErrors: true,
-      unique: true,
-      baseNameMatch: query.baseNameMatch ?? false,
+      expandDirectories: false,
       caseSensitiveMatch: query.caseSensitive ?? true,
       fs: { readdir: readdirFiltered as never },
     },
   );
-  for await (const entry of stream) {
-    if (files.length >= maxResults) {
-      capped = true;
-      break;
-    }
-    files.push(String(entry));
-  }
+  const capped = found.length > maxResults;
+  const files = capped ? found.slice(0, maxResults) : found;
   files.sort(comparePaths);
   return { files, capped };
 }
@@ -106,11 +98,15 @@ export function comparePaths(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** fast-glob wants `/` separators and no leading `./`. */
-function normalizePattern(pattern: string): string {
+/**
+ * `/` separators and no leading `./`; with `baseNameMatch`, a pattern without a slash matches the name at any
+ * depth (`*.ts` → `**\/*.ts`).
+ */
+function normalizePattern(pattern: string, baseNameMatch: boolean): string {
   let normalized = pattern.trim();
   while (normalized.startsWith("./")) normalized = normalized.slice(2);
-  return normalized === "" ? "**/*" : normalized;
+  if (normalized === "") return "**/*";
+  return baseNameMatch && !normalized.includes("/") ? `**/${normalized}` : normalized;
 }
 
 /** Replaces each symbolic link that points at a file with an entry that says "file". */

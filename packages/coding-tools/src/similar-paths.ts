@@ -1,6 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { loadFastGlob } from "./lazy-libraries.js";
+import { loadGlob } from "./lazy-libraries.js";
 import { displayPath } from "./paths.js";
 import { listProjectFiles } from "./project-files.js";
 
@@ -63,10 +63,10 @@ async function closeNames(directory: string, name: string): Promise<string[]> {
 
 async function sameNameElsewhere(cwd: string, name: string, missing: string): Promise<string[]> {
   if (!(await isDirectory(cwd))) return [];
-  const fg = await loadFastGlob();
+  const glob = await loadGlob();
   const { files } = await listProjectFiles({
     root: cwd,
-    patterns: [`**/${fg.escapePath(name)}`],
+    patterns: [`**/${glob.escapePath(name)}`],
     caseSensitive: false,
     maxResults: MAX_SUGGESTIONS + 1,
     signal: AbortSignal.timeout(SEARCH_BUDGET_MS),

@@ -8,10 +8,10 @@ const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).
 
 /**
  * Runs `code` after creating every coding tool in a fresh `node` (sources through tsx) and reports whether
- * it had loaded the CommonJS libraries fast-glob and ignore by then (the require cache, which ES module
- * imports of CommonJS fill too).
+ * it had loaded the globbing library and ignore by then (the require cache, which ES module imports of
+ * CommonJS fill too: tinyglobby is an ES module, its matcher picomatch is CommonJS).
  */
-function loadedAfter(code: string): { fastGlob: boolean; ignore: boolean } {
+function loadedAfter(code: string): { glob: boolean; ignore: boolean } {
   const script = `
     import { createCodingTools } from "@arbor/coding-tools";
     const tools = createCodingTools({ cwd: process.cwd() });
@@ -20,7 +20,7 @@ function loadedAfter(code: string): { fastGlob: boolean; ignore: boolean } {
     ${code}
     const cached = Object.keys((await import("node:module")).createRequire(import.meta.url).cache);
     console.log(JSON.stringify({
-      fastGlob: cached.some((path) => path.includes("/fast-glob/")),
+      glob: cached.some((path) => path.includes("/picomatch/")),
       ignore: cached.some((path) => path.includes("/ignore/")),
     }));`;
   const run = spawnSync(
@@ -33,12 +33,12 @@ function loadedAfter(code: string): { fastGlob: boolean; ignore: boolean } {
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!);
 }
 
-test("creating the tools (what a first request needs) loads neither fast-glob nor ignore", () => {
-  expect(loadedAfter("")).toEqual({ fastGlob: false, ignore: false });
+test("creating the tools (what a first request needs) loads neither the globbing library nor ignore", () => {
+  expect(loadedAfter("")).toEqual({ glob: false, ignore: false });
 });
 
 test("each loads on the first call that needs it (control)", () => {
   expect(
     loadedAfter('await call("bash", { command: "true" }); await call("find", { pattern: "*.json" });'),
-  ).toEqual({ fastGlob: true, ignore: true });
+  ).toEqual({ glob: true, ignore: true });
 });
