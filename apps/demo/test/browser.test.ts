@@ -383,4 +383,32 @@ describe.skipIf(!HAVE_CHROMIUM)("the demo page in Chromium", () => {
     expect(await item.count()).toBe(1);
     await shot("07-new-session-listed");
   });
+
+  test("a session is deleted from the list after asking (no: kept), and the store no longer has it", async () => {
+    const current = context.demo.runtime.session.id;
+    const { sessions } = await context.demo.runtime.store.listSessions({ limit: 50 });
+    const victim = sessions.find((session) => session.id !== current);
+    expect(victim).toBeDefined();
+    const item = page.locator(`[data-testid=session-item][data-session-id="${victim!.id}"]`);
+    await expect.poll(() => item.count()).toBe(1);
+    const remove = item.locator("xpath=..").getByTestId("delete-session");
+    // The current session has no delete button.
+    const currentItem = page.locator(`[data-testid=session-item][data-session-id="${current}"]`);
+    expect(await currentItem.locator("xpath=..").getByTestId("delete-session").count()).toBe(0);
+
+    page.once("dialog", (dialog) => void dialog.dismiss());
+    await remove.click();
+    await expect.poll(() => item.count()).toBe(1);
+    await context.demo.runtime.store.readSession(victim!.id);
+
+    page.once("dialog", (dialog) => {
+      expect(dialog.message()).toContain("cannot be undone");
+      void dialog.accept();
+    });
+    await remove.click();
+    await expect.poll(() => item.count()).toBe(0);
+    await expect(context.demo.runtime.store.readSession(victim!.id)).rejects.toMatchObject({
+      code: "session_not_found",
+    });
+  });
 });

@@ -158,6 +158,7 @@ async function script(side: Side): Promise<Map<string, ProtocolResponse<unknown>
   await send({ type: "list_sessions", limit: 1 });
   await send({ type: "open_session", sessionId: fork.parentSession });
   await send({ type: "new_session" });
+  await send({ type: "delete_sessions", sessionIds: [fork.sessionId] });
   await send({ type: "import_session", text: readFileSync(PI_FILE, "utf8") });
   return answers;
 }
@@ -182,5 +183,7 @@ describe("one protocol for the demo server and --mode rpc", () => {
     expect(fromRpc.get("run_command")).toMatchObject({ success: false, code: "command_failed" });
     expect(fromRpc.get("permission_reply")).toMatchObject({ success: false, code: "not_found" });
     expect(fromRpc.get("import_session")).toMatchObject({ success: true, data: { entries: 16 } });
+    expect(fromRpc.get("delete_sessions")).toMatchObject({ success: true, data: { refused: [] } });
+    expect(fromDemo.get("delete_sessions")).toMatchObject({ success: true, data: { refused: [] } });
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The sessions of the store (a page at a time, newest activity first): open or resume one, start a new
- * one, or import a session file (the pi agent's or Arbor's JSONL). The current session is always listed:
+ * one, import a session file (the pi agent's or Arbor's JSONL), or delete one (after asking; the current
+ * session and one another process writes are refused, with the reason). The current session is always listed:
  * a new one is stored with its first entry, so until then it shows as "new session", and the list is read
  * again as its entries come.
  */
@@ -59,6 +60,22 @@ export function SessionList(props: SessionListProps) {
   const run = (body: RpcCommand) => {
     command(body).catch((error: Error) => onError(error.message));
   };
+  const remove = async (session: Summary) => {
+    const title = session.name ?? session.firstMessage ?? session.id.slice(0, 8);
+    if (
+      !window.confirm(
+        `Delete the session "${title}" (${session.messageCount} messages)? This cannot be undone.`,
+      )
+    )
+      return;
+    try {
+      const result = await command({ type: "delete_sessions", sessionIds: [session.id] });
+      for (const refused of result.refused) onError(`Not deleted: ${refused.reason}`);
+      setSessions((previous) => previous.filter((item) => !result.deleted.includes(item.id)));
+    } catch (error) {
+      onError(String((error as Error).message));
+    }
+  };
   return (
     <div className="sessions" data-testid="sessions">
       <div className="sessions-head">
@@ -107,6 +124,18 @@ export function SessionList(props: SessionListProps) {
             >
               {session.name ?? session.firstMessage ?? session.id.slice(0, 8)}
             </button>
+            {session.id !== props.currentId && (
+              <button
+                type="button"
+                className="link delete"
+                data-testid="delete-session"
+                title="delete this session"
+                aria-label="delete this session"
+                onClick={() => void remove(session)}
+              >
+                ×
+              </button>
+            )}
             <span className="meta">
               {session.messageCount} messages · {new Date(session.updatedAt).toLocaleString()}
               {session.parentSession !== null ? " · fork" : ""}

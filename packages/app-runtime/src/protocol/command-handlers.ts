@@ -12,6 +12,7 @@ import type { ExtensionNotice } from "../extensions/extension-api.js";
 import { OperationRefusedError } from "../operations/operation-error.js";
 import { assertIdle } from "../operations/operation-host.js";
 import { contextOf, entryViewOf, graphOf, summaryOf, transcriptOf } from "../operations/view-queries.js";
+import { deleteSessions } from "../sessions/delete-sessions.js";
 import type { CommandResult, SessionStateResult } from "./command-results.js";
 import type { RpcCommand, RpcCommandOf, RpcCommandType } from "./rpc-commands.js";
 
@@ -221,6 +222,9 @@ const HANDLERS: Handlers = {
     assertIdle(runtime.session);
     if (command.sessionId !== runtime.session.id) await runtime.openSession(command.sessionId);
     return { sessionId: runtime.session.id };
+  },
+  async delete_sessions(command, { runtime }) {
+    return deleteSessions(runtime.store, command.sessionIds, { keep: [runtime.session.id] });
   },
   async import_session(command, { runtime }) {
     return runtime.importSession({ text: command.text });

@@ -24,6 +24,7 @@ import type {
   TranscriptResult,
 } from "../operations/view-queries.js";
 import type { PermissionRequest } from "../permissions/permission-gate.js";
+import type { SessionDeletion } from "../sessions/delete-sessions.js";
 import type { ImportSessionResult } from "../sessions/import-session.js";
 import type { RpcCommandType } from "./rpc-commands.js";
 
@@ -92,6 +93,7 @@ export interface CommandResults {
   list_sessions: SessionPage;
   new_session: OpenedSessionResult;
   open_session: OpenedSessionResult;
+  delete_sessions: SessionDeletion;
   import_session: ImportSessionResult;
 }
 

@@ -168,6 +168,17 @@ export const RPC_COMMAND_SCHEMAS = {
     { sessionId: SessionId },
     "Opens a session of the store by id and makes it current.",
   ),
+  delete_sessions: command(
+    "delete_sessions",
+    {
+      sessionIds: Type.Array(SessionId, {
+        minItems: 1,
+        maxItems: 200,
+        description: "1 to 200 session ids",
+      }),
+    },
+    "Deletes sessions of the store; the current one and one another process writes are refused (in `refused`, with the reason), the others deleted.",
+  ),
   import_session: command(
     "import_session",
     { text: Type.String({ minLength: 1, maxLength: 200_000_000, description: "the file's text" }) },
