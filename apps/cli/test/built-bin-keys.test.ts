@@ -3,22 +3,11 @@
  * a bracketed paste stays text. The real bin (`dist/arbor.js`) runs on a pseudo-terminal (util-linux
  * `script`) with the offline scripted model; each chunk is one write to the terminal.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Sandbox, sandbox, sessionFiles } from "./cli-helpers.js";
-
-const BINARY = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
-
-/** util-linux's `script`, which runs a command on a pseudo-terminal; CI machines must have it. */
-const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
-
-/** `text` without terminal escape sequences. */
-function plain(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed
-  return text.replace(/\u001b\[[0-9;?]*[A-Za-z~]/g, "");
-}
+import { BUILT_BIN, HAS_SCRIPT, plain, spawnOnPty } from "./pty.js";
 
 /** `arbor` on a pseudo-terminal: what it drew, chunks written to it, its exit. */
 class Terminal {
@@ -29,12 +18,7 @@ class Terminal {
   private readonly child: ChildProcessWithoutNullStreams;
 
   constructor(box: Sandbox, args: string[]) {
-    const command = [process.execPath, BINARY, ...args].map((word) => `'${word}'`).join(" ");
-    // `script`'s pseudo-terminal has no size of its own: the UI would wrap at every character.
-    this.child = spawn("script", ["-qfec", `stty cols 100 rows 30; exec ${command}`, "/dev/null"], {
-      cwd: box.cwd,
-      env: { ...box.env, TERM: "xterm" },
-    });
+    this.child = spawnOnPty(args, { cwd: box.cwd, env: { ...box.env, TERM: "xterm" } });
     const take = (chunk: Buffer) => {
       this.output += chunk.toString("utf8");
     };
@@ -101,7 +85,7 @@ const editorShows = (text: string) => new RegExp(`│ › ${text.replace(/[/\\^$
 
 describe.skipIf(!HAS_SCRIPT && process.env.CI === undefined)("the built arbor on a terminal", () => {
   it("takes editing keys sent in one chunk with text, pastes, the / menu, and /quit after Ctrl-U", async () => {
-    expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+    expect(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: build the CLI first`).toBe(true);
     const box = sandbox();
     const terminal = new Terminal(box, ["--provider", "scripted"]);
     terminals.push(terminal);

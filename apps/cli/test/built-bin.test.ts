@@ -7,25 +7,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { chatFrames, chatTextChunks, chatToolCallChunks, startOpenAIWireServer } from "@internal/conformance";
 import { describe, expect, it } from "vitest";
 import { type Sandbox, sandbox } from "./cli-helpers.js";
-
-const BINARY = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
-
-/** util-linux's `script`, which runs a command on a pseudo-terminal (Debian has it in every install). */
-const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
-
-/** `text` without terminal escape sequences. */
-function plain(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-}
+import { BUILT_BIN, HAS_SCRIPT, plain, spawnOnPty } from "./pty.js";
 
 function runBuilt(box: Sandbox, args: string[], env: Record<string, string> = {}) {
-  expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
-  return spawnSync(process.execPath, [BINARY, ...args], {
+  expect(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: build the CLI first`).toBe(true);
+  return spawnSync(process.execPath, [BUILT_BIN, ...args], {
     cwd: box.cwd,
     env: { ...box.env, ...env },
     encoding: "utf8",
@@ -134,7 +123,7 @@ describe("the built arbor", () => {
       const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn(
           process.execPath,
-          [BINARY, "--base-url", server.url, "--model", "m", "-p", "greet Ada"],
+          [BUILT_BIN, "--base-url", server.url, "--model", "m", "-p", "greet Ada"],
           {
             cwd: box.cwd,
             env: box.env,
@@ -165,11 +154,9 @@ describe("the built arbor", () => {
   it.skipIf(!HAS_SCRIPT)(
     "starts the interactive UI on a terminal (ink through the bundle's stand-in); a command typed while it starts runs once it is up",
     async () => {
-      expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+      expect(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: build the CLI first`).toBe(true);
       const box = sandbox();
-      // `script`'s pseudo-terminal has no size of its own: the UI would wrap at every character.
-      const arbor = [process.execPath, BINARY, "--provider", "scripted"].map((word) => `'${word}'`).join(" ");
-      const child = spawn("script", ["-qec", `stty cols 100 rows 30; exec ${arbor}`, "/dev/null"], {
+      const child = spawnOnPty(["--provider", "scripted"], {
         cwd: box.cwd,
         env: { ...box.env, TERM: "xterm" },
       });
@@ -203,8 +190,7 @@ describe("the built arbor", () => {
     async () => {
       const box = sandbox();
       writeFileSync(join(box.cwd, "notes.txt"), "milk\n");
-      const arbor = [process.execPath, BINARY, "--provider", "scripted"].map((word) => `'${word}'`).join(" ");
-      const child = spawn("script", ["-qec", `stty cols 100 rows 30; exec ${arbor}`, "/dev/null"], {
+      const child = spawnOnPty(["--provider", "scripted"], {
         cwd: box.cwd,
         env: { ...box.env, TERM: "xterm" },
       });

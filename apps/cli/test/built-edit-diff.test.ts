@@ -3,10 +3,9 @@
  * and green with their numbers, Ctrl-O shows a cut tool output whole, and `arbor sessions export --format
  * html` of the same session holds the diff table.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   chatFrames,
   chatTextChunks,
@@ -16,15 +15,9 @@ import {
 } from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandbox, sessionFiles } from "./cli-helpers.js";
+import { BUILT_BIN, HAS_SCRIPT, plain, spawnOnPty } from "./pty.js";
 
-const BINARY = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
-const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
 const ESCAPE = "\u001b";
-
-/** `text` without terminal escape sequences. */
-function plain(text: string): string {
-  return text.replace(new RegExp(`${ESCAPE}\\[[0-9;?]*[A-Za-z]`, "g"), "");
-}
 
 let server: OpenAIWireServer | undefined;
 afterEach(async () => {
@@ -36,7 +29,7 @@ describe("an edit in the built arbor", () => {
   it.skipIf(!HAS_SCRIPT)(
     "shows an edit and a write as red/green diffs in the terminal, expands a cut output with Ctrl-O, and exports the diff as HTML",
     async () => {
-      expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+      expect(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: build the CLI first`).toBe(true);
       server = await startOpenAIWireServer([
         {
           kind: "sse",
@@ -62,12 +55,11 @@ describe("an edit in the built arbor", () => {
       writeFileSync(join(box.cwd, "math.js"), "// math\nconst a = 1;\nexport { a };\n");
       writeFileSync(join(box.cwd, "notes.txt"), "one\ntwo\nthree\n");
       const { NO_COLOR: _off, ...env } = box.env;
-      const arbor = [process.execPath, BINARY, "--base-url", server.url, "--model", "m", "set a to 2"]
-        .map((word) => `'${word}'`)
-        .join(" ");
-      const child = spawn("script", ["-qfec", `stty cols 120 rows 40; exec ${arbor}`, "/dev/null"], {
+      const child = spawnOnPty(["--base-url", server.url, "--model", "m", "set a to 2"], {
         cwd: box.cwd,
         env: { ...env, TERM: "xterm-256color", FORCE_COLOR: "1" },
+        cols: 120,
+        rows: 40,
       });
       let output = "";
       const waiters: { text: string; resolve: () => void }[] = [];
@@ -119,7 +111,7 @@ describe("an edit in the built arbor", () => {
       const [file] = sessionFiles(box.home);
       const exported = spawnSync(
         process.execPath,
-        [BINARY, "sessions", "export", file!.path, "--format", "html"],
+        [BUILT_BIN, "sessions", "export", file!.path, "--format", "html"],
         {
           cwd: box.cwd,
           env: box.env,

@@ -4,10 +4,9 @@
  * the path; `n` (Deny) writes nothing and the model is told "Denied by the user"; `y` (Allow once) writes;
  * Esc is a no.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   chatFrames,
   chatTextChunks,
@@ -19,9 +18,7 @@ import {
 } from "@internal/conformance";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandbox } from "./cli-helpers.js";
-
-const BINARY = fileURLToPath(new URL("../dist/arbor.js", import.meta.url));
-const HAVE_SCRIPT = spawnSync("script", ["--version"]).status === 0;
+import { BUILT_BIN, HAS_SCRIPT, plain, spawnOnPty } from "./pty.js";
 
 let server: OpenAIWireServer | undefined;
 let child: ChildProcessWithoutNullStreams | undefined;
@@ -46,15 +43,9 @@ function toolResult(request: OpenAIWireRequest | undefined): string {
   return String(messages.findLast((message) => message.role === "tool")?.content ?? "");
 }
 
-/** What the terminal shows, without escape sequences. */
-function plain(screen: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences
-  return screen.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b[()][A-Z0-9]|\u001b[=>]|\r/g, "");
-}
-
-describe.skipIf(!HAVE_SCRIPT)("arbor --permissions ask in a terminal", () => {
+describe.skipIf(!HAS_SCRIPT)("arbor --permissions ask in a terminal", () => {
   it("asks with the path; n writes nothing, y writes, Esc writes nothing", { timeout: 90_000 }, async () => {
-    expect(existsSync(BINARY), `${BINARY} is missing: build the CLI first`).toBe(true);
+    expect(existsSync(BUILT_BIN), `${BUILT_BIN} is missing: build the CLI first`).toBe(true);
     server = await startOpenAIWireServer([
       writeCall("call_1", "denied.txt"),
       text("Understood, not written."),
@@ -64,21 +55,11 @@ describe.skipIf(!HAVE_SCRIPT)("arbor --permissions ask in a terminal", () => {
       text("Not written either."),
     ]);
     const box = sandbox();
-    const command = [
-      "stty cols 110 rows 40;",
-      "exec",
-      JSON.stringify(process.execPath),
-      JSON.stringify(BINARY),
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--permissions",
-      "ask",
-    ].join(" ");
-    child = spawn("script", ["-qfec", command, "/dev/null"], {
+    child = spawnOnPty(["--base-url", server.url, "--model", "m", "--permissions", "ask"], {
       cwd: box.cwd,
       env: { ...box.env, TERM: "xterm-256color" },
+      cols: 110,
+      rows: 40,
     });
     let screen = "";
     child.stdout.on("data", (chunk: Buffer) => {
