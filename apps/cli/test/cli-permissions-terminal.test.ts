@@ -75,6 +75,12 @@ describe.skipIf(!HAS_SCRIPT)("arbor --permissions ask in a terminal", () => {
     type("write the first file\r");
     let mark = await seen(/Permission \(mode ask\): allow write denied\.txt\?/);
     await seen(/Allow once[\s\S]*Allow for this session[\s\S]*Deny/, mark);
+    // Esc answers the question now: the activity line above it does not offer Esc to interrupt.
+    const shown = plain(screen);
+    const boxTop = shown.lastIndexOf("╭", shown.lastIndexOf("Permission (mode ask)"));
+    const lineAbove = shown.slice(shown.lastIndexOf("\n", boxTop - 2) + 1, boxTop);
+    expect(lineAbove).toMatch(/write/);
+    expect(lineAbove).not.toContain("Esc to interrupt");
     mark = screen.length;
     type("n");
     await seen(/permission: write "denied\.txt" denied by the user/, mark);

@@ -241,7 +241,7 @@ export function App(props: AppProps): ReactNode {
     <ThemeProvider theme={theme}>
       <Box flexDirection="column">
         <Transcript store={store} />
-        <LiveView store={store} />
+        <LiveView store={store} escapeInterrupts={overlay === undefined} />
         {overlay === undefined ? (
           <EditorView buffer={buffer} active busy={live.busy} />
         ) : (

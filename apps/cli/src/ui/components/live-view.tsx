@@ -75,9 +75,10 @@ function StreamingReply(props: { blocks: readonly LiveBlock[] }): ReactNode {
 /**
  * The live part of the UI, from the store's live slice.
  *
- * Contract: renders nothing but the hint line when idle.
+ * Contract: renders nothing but the hint line when idle. With `escapeInterrupts: false` (a picker or a
+ * question is open, and Esc answers it), the activity line does not offer Esc.
  */
-export function LiveView(props: { store: SessionViewModel }): ReactNode {
+export function LiveView(props: { store: SessionViewModel; escapeInterrupts?: boolean }): ReactNode {
   const { store } = props;
   const theme = useTheme();
   const live = useLive(store);
@@ -106,7 +107,9 @@ export function LiveView(props: { store: SessionViewModel }): ReactNode {
             <Spinner type="dots" />
           </Text>
           <Text>{` ${live.activity}`}</Text>
-          <Text color={theme.colorOf("muted")}>{"  (Esc to interrupt)"}</Text>
+          {props.escapeInterrupts === false ? null : (
+            <Text color={theme.colorOf("muted")}>{"  (Esc to interrupt)"}</Text>
+          )}
         </Box>
       )}
       {live.steering.map((text, index) => (
