@@ -108,9 +108,11 @@ export interface ExtensionApi {
   on<K extends HarnessHookName>(hook: K, handler: HarnessHookHandler<K>): void;
   on<T extends ExtensionEventName>(event: T, handler: ExtensionEventHandler<T>): void;
   /**
-   * Adds a tool to every session (the `AgentTool` contract: TypeBox `parameters`, `execute`).
+   * Adds a tool to every session (the `AgentTool` contract: `parameters` a TypeBox schema, a plain JSON
+   * Schema or a Standard Schema such as zod's; `execute`).
    *
-   * Contract: call it while loading; a name another tool has fails the load. `--no-tools` leaves it out.
+   * Contract: call it while loading; a name another tool has, or `parameters` that is no usable schema
+   * (`InvalidToolSchemaError`, see agent-core's `checkToolSchema`), fails the load. `--no-tools` leaves it out.
    */
   registerTool(tool: AgentTool): void;
   /**
