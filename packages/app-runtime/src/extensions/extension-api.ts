@@ -4,7 +4,7 @@
  * tools, slash commands and providers while it loads, and acts on the current session later (custom
  * entries, labels, the model, user messages, notices). See docs/extensions.md.
  */
-import type { AgentMessage, AgentTool } from "@arbor/agent-core";
+import type { AgentMessage, AgentTool, ToolParameters } from "@arbor/agent-core";
 import type { Model, Provider } from "@arbor/ai-providers";
 import type {
   HarnessEvent,
@@ -114,7 +114,7 @@ export interface ExtensionApi {
    * Contract: call it while loading; a name another tool has, or `parameters` that is no usable schema
    * (`InvalidToolSchemaError`, see agent-core's `checkToolSchema`), fails the load. `--no-tools` leaves it out.
    */
-  registerTool(tool: AgentTool): void;
+  registerTool<TParameters extends ToolParameters>(tool: AgentTool<TParameters>): void;
   /**
    * Adds a slash command (`/name`) to the CLI and to the commands a front end lists.
    *
