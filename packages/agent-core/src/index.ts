@@ -57,6 +57,12 @@ export {
   InvalidToolSchemaError,
 } from "./errors.js";
 export type { AgentEvent, AgentEventSink, AgentEventType } from "./events.js";
+export {
+  compileJsonSchemaValidator,
+  JSON_SCHEMA_VALIDATION_OPTIONS,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "./json-schema-validator.js";
 export type {
   AfterToolCallContext,
   AfterToolCallResult,
