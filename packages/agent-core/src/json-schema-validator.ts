@@ -26,8 +26,11 @@ const MAX_ISSUES = 30;
 /** Longest value excerpt in a `received` description. */
 const MAX_VALUE_EXCERPT = 40;
 
-/** One instance for every schema: each is removed again once compiled, so `$id`s never clash. */
-const shared = new Ajv({ ...JSON_SCHEMA_VALIDATION_OPTIONS });
+/**
+ * One instance for every schema: each is removed again once compiled, so `$id`s never clash. Made on the
+ * first compilation, so an agent with TypeBox tools only never builds it.
+ */
+let shared: Ajv | undefined;
 
 /** What a {@link JsonSchemaValidator} says about one value. */
 export type JsonSchemaCheck =
@@ -100,6 +103,7 @@ export function compileJsonSchemaValidator(schema: JsonSchema): JsonSchemaValida
   const { $schema: _ignored, ...rest } = schema;
   let check: ValidateFunction;
   try {
+    shared ??= new Ajv({ ...JSON_SCHEMA_VALIDATION_OPTIONS });
     check = compileWith(shared, rest);
   } catch {
     // A fresh instance (slower) before calling the schema broken: the shared one may hold a clashing `$id`.
