@@ -296,3 +296,68 @@ describe("TypeBox tools are unchanged", () => {
     expect((result as ToolResultMessage).isError).toBe(false);
   });
 });
+
+describe("the three forms of docs/tool-schemas.md", () => {
+  it("run side by side in one agent", async () => {
+    const weather = defineTool({
+      name: "weather",
+      description: "The forecast for a city",
+      parameters: Type.Object({ city: Type.String(), days: Type.Integer({ minimum: 1, default: 1 }) }),
+      execute: async ({ city, days }) => ({
+        content: [{ type: "text", text: `${city}: sunny for ${days} days` }],
+      }),
+    });
+    const search = defineTool({
+      name: "search",
+      description: "Search the notes",
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1, default: 10 } },
+        required: ["query"],
+      },
+      execute: async (args) => ({
+        content: [{ type: "text", text: `results for ${String(args.query)} (${String(args.limit)})` }],
+      }),
+    });
+    const add = defineTool({
+      name: "add",
+      description: "Adds two numbers",
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+    });
+    const provider = createScriptedProvider([
+      script.toolCalls([
+        { name: "weather", arguments: { city: "Oslo" }, id: "w" },
+        { name: "search", arguments: { query: "tide" }, id: "s" },
+        { name: "add", arguments: { a: 1, b: 2 }, id: "a" },
+        { name: "search", arguments: { limit: 0 }, id: "bad" },
+      ]),
+      script.text("done"),
+    ]);
+    const agent = new Agent({
+      model: provider.model,
+      streamFn: provider.stream,
+      tools: [weather, search, add],
+    });
+    await agent.prompt("go");
+    const results = agent.state.messages.filter(
+      (message: AgentMessage): message is ToolResultMessage => message.role === "toolResult",
+    );
+    expect(results.map((result) => textOf(result))).toEqual([
+      "Oslo: sunny for 1 days",
+      "results for tide (10)",
+      "3",
+      [
+        'Invalid arguments for tool "search":',
+        "  - /query: required property missing",
+        "  - /limit: must be >= 1, received 0",
+        'Received arguments: {"limit":0}',
+      ].join("\n"),
+    ]);
+    expect(provider.calls[0]?.context.tools?.map((tool) => (tool.parameters as JsonSchema).type)).toEqual([
+      "object",
+      "object",
+      "object",
+    ]);
+  });
+});
