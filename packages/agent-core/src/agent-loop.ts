@@ -19,6 +19,7 @@ import { RunEmitter } from "./run-emitter.js";
 import { errorAssistantMessage, streamAssistantResponse } from "./stream-response.js";
 import { runToolCalls, type ToolRunEnvironment } from "./tool-execution.js";
 import { errorOutcome, toolResultMessage, toolResultText } from "./tool-outcome.js";
+import { checkToolSchema, modelTools } from "./tool-schema.js";
 import type { AgentContext, AgentMessage } from "./types.js";
 
 /**
@@ -33,7 +34,7 @@ import type { AgentContext, AgentMessage } from "./types.js";
  * messages and events, and an internal failure (a hook or `emit` throwing) ends the run with a
  * synthetic assistant error message, `turn_end` and `agent_end`. Resolves with every message the run
  * added. Rejects with `InvalidArgumentError`, before any event, when `config` lacks `model` or
- * `streamFn`.
+ * `streamFn`, and with `InvalidToolSchemaError` when a tool's `parameters` is no usable schema.
  */
 export async function runAgentLoop(
   prompts: readonly AgentMessage[],
@@ -43,6 +44,7 @@ export async function runAgentLoop(
   signal?: AbortSignal,
 ): Promise<AgentMessage[]> {
   checkConfig(config);
+  for (const tool of context.tools ?? []) checkToolSchema(tool);
   const run = new LoopRun(context, config, emit, signal);
   return run.execute(async () => {
     await run.emit({ type: "agent_start" });
@@ -71,6 +73,7 @@ export async function runAgentLoopContinue(
   signal?: AbortSignal,
 ): Promise<AgentMessage[]> {
   checkConfig(config);
+  for (const tool of context.tools ?? []) checkToolSchema(tool);
   await assertCanContinue(context.messages, converterOf(config));
   const run = new LoopRun(context, config, emit, signal);
   return run.execute(async () => {
@@ -236,7 +239,8 @@ class LoopRun {
     }
     const llmContext: Context = { messages: llmMessages };
     if (context.systemPrompt !== undefined) llmContext.systemPrompt = context.systemPrompt;
-    if (context.tools !== undefined && context.tools.length > 0) llmContext.tools = context.tools;
+    // Providers get each tool's JSON Schema (a Standard Schema's converted, once per tool).
+    if (context.tools !== undefined && context.tools.length > 0) llmContext.tools = modelTools(context.tools);
     const options: StreamOptions = { ...config.streamOptions, signal: this.signal };
     if (this.thinkingLevel !== undefined) options.reasoning = this.thinkingLevel;
     if (config.getApiKey !== undefined) {

@@ -1,4 +1,5 @@
-import type { ImageContent, Static, TextContent, Tool, ToolCall, TSchema } from "@arbor/ai-providers";
+import type { ImageContent, TextContent, Tool, ToolCall } from "@arbor/ai-providers";
+import type { ToolArguments, ToolParameters } from "./tool-schema.js";
 
 /**
  * How the tool calls of one assistant message run.
@@ -51,12 +52,16 @@ export interface AgentToolExecuteContext<TDetails = unknown> {
 }
 
 /**
- * A tool the agent can run: a {@link Tool} (name, description, TypeBox `parameters`) plus `execute`.
- * Arguments are validated against `parameters` before `execute` runs (see `validateToolArguments`),
- * so `execute` receives a value of the schema's type.
+ * A tool the agent can run: a name, a description and `parameters` (see {@link ToolParameters}: a TypeBox
+ * schema, a plain JSON Schema or a Standard Schema such as zod's) plus `execute`. The schema is checked when
+ * the tool is registered (`checkToolSchema`); arguments are validated against it before `execute` runs
+ * (`validateAgentToolArguments`), so `execute` receives a value of the schema's type. Providers receive
+ * the schema's JSON Schema (`modelTool`).
  */
-export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown>
-  extends Tool<TParameters> {
+export interface AgentTool<TParameters extends ToolParameters = ToolParameters, TDetails = unknown>
+  extends Omit<Tool, "parameters"> {
+  /** The schema of the arguments: an object schema of one of the {@link ToolParameters} kinds. */
+  parameters: TParameters;
   /** A human-readable name for UIs (default: `name`). */
   label?: string;
   /**
@@ -85,13 +90,14 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
    * aborted the loop stops waiting at once and ignores whatever the call settles with later.
    */
   execute(
-    args: Static<TParameters>,
+    args: ToolArguments<TParameters>,
     context: AgentToolExecuteContext<TDetails>,
   ): AgentToolResult<TDetails> | Promise<AgentToolResult<TDetails>>;
 }
 
 /**
- * Identity function that infers the argument type of `execute` from `parameters`:
+ * Identity function that infers the argument type of `execute` from `parameters` (TypeBox's `Static`, a
+ * Standard Schema's output type, `Record<string, unknown>` for a plain JSON Schema):
  *
  * ```ts
  * const read = defineTool({
@@ -102,7 +108,7 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
  * });
  * ```
  */
-export function defineTool<TParameters extends TSchema, TDetails = unknown>(
+export function defineTool<TParameters extends ToolParameters, TDetails = unknown>(
   tool: AgentTool<TParameters, TDetails>,
 ): AgentTool<TParameters, TDetails> {
   return tool;

@@ -7,6 +7,7 @@ import type { AgentEvent, AgentEventSink } from "./events.js";
 import type { AgentLoopConfig, AgentTurnContext, AgentTurnUpdate } from "./loop-config.js";
 import { MessageQueue } from "./message-queue.js";
 import { normalizePromptInput, type PromptInput } from "./prompt-input.js";
+import { checkToolSchema } from "./tool-schema.js";
 import type { AgentContext, AgentMessage, QueueMode } from "./types.js";
 
 /**
@@ -102,7 +103,7 @@ export class Agent {
       systemPrompt: systemPrompt ?? "",
       model,
       thinkingLevel: thinkingLevel ?? "off",
-      tools: [...(tools ?? [])],
+      tools: checkedTools(tools ?? []),
       messages: [...(messages ?? [])],
       isStreaming: false,
       streamingMessage: undefined,
@@ -238,9 +239,13 @@ export class Agent {
     this.mutableState.thinkingLevel = level;
   }
 
-  /** Replaces the tools (copied); during a run, from the next model call. */
+  /**
+   * Replaces the tools (copied); during a run, from the next model call. Throws `InvalidToolSchemaError`
+   * (code `invalid_tool_schema`) for a tool whose `parameters` is no usable schema (see `checkToolSchema`),
+   * keeping the tools as they were.
+   */
   setTools(tools: readonly AgentTool[]): void {
-    this.mutableState.tools = [...tools];
+    this.mutableState.tools = checkedTools(tools);
   }
 
   /** Sets the system prompt; during a run, from the next model call. */
@@ -348,7 +353,7 @@ export class Agent {
     if (update.context !== undefined) {
       state.messages = [...update.context.messages];
       if (update.context.systemPrompt !== undefined) state.systemPrompt = update.context.systemPrompt;
-      if (update.context.tools !== undefined) state.tools = [...update.context.tools];
+      if (update.context.tools !== undefined) state.tools = checkedTools(update.context.tools);
     }
     if (update.model !== undefined) state.model = update.model;
     if (update.thinkingLevel !== undefined) state.thinkingLevel = update.thinkingLevel;
@@ -375,4 +380,10 @@ export class Agent {
       }
     }
   }
+}
+
+/** A copy of `tools`, each checked by `checkToolSchema` (which throws `InvalidToolSchemaError`). */
+function checkedTools(tools: readonly AgentTool[]): AgentTool[] {
+  for (const tool of tools) checkToolSchema(tool);
+  return [...tools];
 }

@@ -7,7 +7,12 @@ import type { AgentEvent } from "./events.js";
  */
 
 /** Stable machine-readable error codes of this package. */
-export type AgentCoreErrorCode = "agent_busy" | "cannot_continue" | "invalid_prompt" | "listener_failed";
+export type AgentCoreErrorCode =
+  | "agent_busy"
+  | "cannot_continue"
+  | "invalid_prompt"
+  | "invalid_tool_schema"
+  | "listener_failed";
 
 /**
  * The agent is running (a prompt or a continuation is in flight) and the call needs it idle:
@@ -71,5 +76,22 @@ export class AgentListenerError extends ArborError {
       { cause },
     );
     this.name = "AgentListenerError";
+  }
+}
+
+/**
+ * A tool's `parameters` cannot describe its arguments: not a schema, a JSON Schema ajv cannot compile, a
+ * TypeBox schema that does not compile, a root that is no object schema, or a Standard Schema that gives
+ * no JSON Schema for the model. Thrown when the tool is registered (`checkToolSchema`).
+ */
+export class InvalidToolSchemaError extends ArborError {
+  constructor(
+    /** The name of the tool. */
+    readonly toolName: string,
+    /** What is wrong with the schema, one sentence. */
+    readonly reason: string,
+  ) {
+    super("invalid_tool_schema", `The parameters of tool "${toolName}" are not a usable schema: ${reason}.`);
+    this.name = "InvalidToolSchemaError";
   }
 }

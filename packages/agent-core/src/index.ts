@@ -12,6 +12,7 @@ export {
   type ContentBlock,
   type Context,
   type ImageContent,
+  type JsonSchema,
   type Message,
   type Model,
   type Static,
@@ -29,6 +30,7 @@ export {
   type Usage,
   type UserMessage,
   type ValidationIssue,
+  type ValidationResult,
 } from "@arbor/ai-providers";
 export { Agent, type AgentHooks, type AgentListener, type AgentOptions } from "./agent.js";
 export { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
@@ -52,8 +54,15 @@ export {
   CannotContinueError,
   type CannotContinueReason,
   InvalidPromptError,
+  InvalidToolSchemaError,
 } from "./errors.js";
 export type { AgentEvent, AgentEventSink, AgentEventType } from "./events.js";
+export {
+  compileJsonSchemaValidator,
+  JSON_SCHEMA_VALIDATION_OPTIONS,
+  type JsonSchemaCheck,
+  type JsonSchemaValidator,
+} from "./json-schema-validator.js";
 export type {
   AfterToolCallContext,
   AfterToolCallResult,
@@ -67,6 +76,18 @@ export type {
 } from "./loop-config.js";
 export { MessageQueue } from "./message-queue.js";
 export { normalizePromptInput, type PromptInput } from "./prompt-input.js";
+export type { StandardJSONSchemaV1, StandardSchemaV1, StandardTypedV1 } from "./standard-schema.js";
+export {
+  checkToolSchema,
+  modelTool,
+  modelTools,
+  type ToolArguments,
+  type ToolParameters,
+  type ToolSchemaKind,
+  toolSchemaKind,
+  validateAgentToolArguments,
+  withJsonSchema,
+} from "./tool-schema.js";
 export type { AgentContext, AgentMessage, CustomAgentMessages, QueueMode } from "./types.js";
 
 export { ABORTED, untilAborted } from "./until-aborted.js";

@@ -1,4 +1,4 @@
-import { type AssistantMessage, type ToolResultMessage, validateToolArguments } from "@arbor/ai-providers";
+import type { AssistantMessage, ToolResultMessage, ValidationResult } from "@arbor/ai-providers";
 import type { AgentTool, AgentToolCall, AgentToolUpdate } from "./agent-tool.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import type { RunEmitter } from "./run-emitter.js";
@@ -12,6 +12,7 @@ import {
   toolResultMessage,
   toolResultText,
 } from "./tool-outcome.js";
+import { validateAgentToolArguments } from "./tool-schema.js";
 import type { AgentContext } from "./types.js";
 import { ABORTED, untilAborted } from "./until-aborted.js";
 
@@ -189,9 +190,11 @@ async function prepare(
       return { kind: "answered", outcome: errorOutcome(toolResultText.prepareFailed(call.name, error)) };
     }
   }
-  let validation: ReturnType<typeof validateToolArguments>;
+  let validation: ValidationResult;
   try {
-    validation = validateToolArguments(tool, raw);
+    // A Standard Schema validates asynchronously; the others stay synchronous (no extra tick).
+    const pending = validateAgentToolArguments(tool, raw);
+    validation = pending instanceof Promise ? await pending : pending;
   } catch (error) {
     // The tool's schema itself is broken: not something the model can fix, but still a result.
     return { kind: "answered", outcome: errorOutcome(toolResultText.thrown(call.name, error)) };

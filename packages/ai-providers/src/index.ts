@@ -5,7 +5,7 @@
  * replay (which reads and writes files) in `./recording`, so this entry reaches no Node built-in.
  */
 
-export { type Static, type TSchema, Type } from "@sinclair/typebox";
+export { Kind, type Static, type TSchema, Type } from "@sinclair/typebox";
 export {
   type AssistantStream,
   type AssistantStreamController,
@@ -96,6 +96,7 @@ export {
   type ContentBlock,
   type Context,
   type ImageContent,
+  type JsonSchema,
   type KnownApi,
   type Message,
   type Model,
@@ -112,5 +113,10 @@ export {
   type UsageCost,
   type UserMessage,
 } from "./types.js";
-export { type ValidationIssue, type ValidationResult, validateToolArguments } from "./validate.js";
+export {
+  type ValidationIssue,
+  type ValidationResult,
+  validateToolArguments,
+  validationFailure,
+} from "./validate.js";
 export { VERSION } from "./version.js";

@@ -169,8 +169,18 @@ export interface Model {
   compat?: Record<string, unknown>;
 }
 
-/** A tool the model may call. `parameters` is a TypeBox (JSON Schema) object schema. */
-export interface Tool<TParameters extends TSchema = TSchema> {
+/**
+ * A JSON Schema as plain data (what `JSON.parse` gives), e.g. `{ type: "object", properties: { … } }`. A
+ * TypeBox schema is one too, with TypeBox's kind symbols added.
+ */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/**
+ * A tool the model may call. `parameters` is the JSON Schema of its arguments, an object schema: a TypeBox
+ * schema or a plain {@link JsonSchema}; providers send it to the model as it is. (agent-core's `AgentTool`
+ * also takes a Standard Schema, and hands providers its JSON Schema.)
+ */
+export interface Tool<TParameters extends TSchema | JsonSchema = TSchema | JsonSchema> {
   name: string;
   description: string;
   parameters: TParameters;

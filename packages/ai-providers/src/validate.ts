@@ -36,8 +36,11 @@ const MAX_VALUE_EXCERPT = 40;
 
 const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
+/** A tool whose parameters are (expected to be) a TypeBox schema. */
+type TypeBoxTool = Pick<Tool<TSchema>, "name" | "parameters">;
+
 /** The compiled checker of a schema, compiled on first use. */
-function checkerFor(tool: Tool): TypeCheck<TSchema> {
+function checkerFor(tool: TypeBoxTool): TypeCheck<TSchema> {
   let checker = checkers.get(tool.parameters);
   if (checker === undefined) {
     try {
@@ -247,13 +250,20 @@ function collectIssues(errors: Iterable<ValueError>): { issues: ValidationIssue[
   return { issues, truncated: false };
 }
 
-function failure(
-  tool: Tool,
+/**
+ * The failed {@link ValidationResult} of a call of `toolName` with `args`: the message lists each issue on
+ * its own line under `Invalid arguments for tool "<name>":`, then an excerpt of the arguments received —
+ * the one message format of every schema kind (TypeBox here; JSON Schema and Standard Schema in agent-core).
+ *
+ * Contract: pure; never throws (arguments that cannot be serialized are shown with `String`).
+ */
+export function validationFailure(
+  toolName: string,
   args: unknown,
   issues: ValidationIssue[],
   truncated = false,
 ): Extract<ValidationResult, { ok: false }> {
-  const lines = [`Invalid arguments for tool "${tool.name}":`];
+  const lines = [`Invalid arguments for tool "${toolName}":`];
   for (const issue of issues)
     lines.push(`  - ${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`);
   if (truncated) lines.push("  - (further issues omitted)");
@@ -276,15 +286,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * an issue at the root path `""`. Issues list the first error per JSON-pointer path, at most 30. The
  * compiled checker is cached per schema object, so validating against one tool again is cheap. Throws
  * {@link InvalidArgumentError} only when `tool.parameters` is not a TypeBox schema (a plain JSON schema
- * without TypeBox's kinds, or one with unresolved references).
+ * without TypeBox's kinds, or one with unresolved references): agent-core's `validateAgentToolArguments`
+ * takes every schema kind.
  */
-export function validateToolArguments(tool: Tool, args: unknown): ValidationResult {
-  const checker = checkerFor(tool);
+export function validateToolArguments(
+  tool: { readonly name: string; readonly description?: string; readonly parameters: object },
+  args: unknown,
+): ValidationResult {
+  const typed = tool as TypeBoxTool;
+  const checker = checkerFor(typed);
   let value: unknown;
   try {
     value = structuredClone(args);
   } catch (error) {
-    return failure(tool, args, [
+    return validationFailure(tool.name, args, [
       {
         path: "",
         message: `arguments are not plain JSON data (${errorText(error)})`,
@@ -294,18 +309,18 @@ export function validateToolArguments(tool: Tool, args: unknown): ValidationResu
     ]);
   }
   try {
-    value = Value.Convert(tool.parameters, value);
-    value = Value.Default(tool.parameters, value);
+    value = Value.Convert(typed.parameters, value);
+    value = Value.Default(typed.parameters, value);
   } catch {
     // Repairs are best effort: the check below reports what they could not fix.
   }
   if (!isPlainObject(value)) {
     const received = describeValue(value);
-    return failure(tool, args, [
+    return validationFailure(tool.name, args, [
       { path: "", message: `expected object, received ${received}`, expected: "object", received },
     ]);
   }
   if (checker.Check(value)) return { ok: true, value };
   const { issues, truncated } = collectIssues(checker.Errors(value));
-  return failure(tool, args, issues, truncated);
+  return validationFailure(tool.name, args, issues, truncated);
 }

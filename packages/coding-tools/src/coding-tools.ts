@@ -1,4 +1,4 @@
-import type { AgentTool } from "@arbor/agent-core";
+import type { AgentTool, TSchema } from "@arbor/agent-core";
 import { type BashToolOptions, createBashTool } from "./bash-tool.js";
 import { createEditTool, type EditToolOptions } from "./edit-tool.js";
 import { InvalidToolOptionError } from "./errors.js";
@@ -40,7 +40,7 @@ export interface CodingToolsOptions {
  *
  * Throws `InvalidToolOptionError` for a missing `cwd`, an unknown tool name or an invalid limit.
  */
-export function createCodingTools(options: CodingToolsOptions): AgentTool[] {
+export function createCodingTools(options: CodingToolsOptions): AgentTool<TSchema>[] {
   const cwd = checkCwd(options?.cwd);
   const wanted = new Set<string>(options.tools ?? CODING_TOOL_NAMES);
   for (const name of wanted) {
@@ -52,7 +52,7 @@ export function createCodingTools(options: CodingToolsOptions): AgentTool[] {
     }
   }
   const queue = options.fileQueue === undefined ? {} : { fileQueue: options.fileQueue };
-  const factories: Record<CodingToolName, () => AgentTool> = {
+  const factories: Record<CodingToolName, () => AgentTool<TSchema>> = {
     read: () => createReadTool(cwd, options.read),
     write: () => createWriteTool(cwd, { ...options.write, ...queue }),
     edit: () => createEditTool(cwd, { ...options.edit, ...queue }),

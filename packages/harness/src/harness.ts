@@ -1,3 +1,4 @@
+import { checkToolSchema } from "@arbor/agent-core";
 import { sleep as defaultSleep, type Model } from "@arbor/ai-providers";
 import { defaultCompactionStrategy, type SummarizerTarget } from "@arbor/compaction";
 import { type CreateSessionOptions, Session } from "@arbor/session-store";
@@ -111,8 +112,9 @@ export class AgentHarness {
  * default (see {@link HarnessOptions}).
  *
  * @throws {InvalidHarnessOptionsError} for missing or invalid options (naming the field), e.g. two tools with
- * one name or invalid compaction settings; `UnresolvedModelError` when `model` or the summarizer model does
- * not resolve.
+ * one name or invalid compaction settings; `InvalidToolSchemaError` (agent-core, code `invalid_tool_schema`)
+ * for a tool whose `parameters` is no usable schema; `UnresolvedModelError` when `model` or the summarizer
+ * model does not resolve.
  */
 export function createHarness(options: HarnessOptions): AgentHarness {
   if (typeof options !== "object" || options === null) {
@@ -147,6 +149,7 @@ export function createHarness(options: HarnessOptions): AgentHarness {
     if (names.has(tool.name))
       throw new InvalidHarnessOptionsError(`createHarness: two tools are named "${tool.name}".`);
     names.add(tool.name);
+    checkToolSchema(tool);
   }
 
   let summarizer: SummarizerTarget | undefined;

@@ -1,5 +1,5 @@
-import type { Agent, AgentMessage } from "@arbor/agent-core";
-import type { AssistantMessage, Model, ProviderResponseInfo, Tool } from "@arbor/ai-providers";
+import { type Agent, type AgentMessage, modelTools } from "@arbor/agent-core";
+import type { AssistantMessage, Model, ProviderResponseInfo } from "@arbor/ai-providers";
 import type { CompactionSettings, ContextBudget } from "@arbor/compaction";
 import type { Session } from "@arbor/session-store";
 import { type FixedPartFit, fitFixedPart } from "./fixed-part.js";
@@ -101,7 +101,7 @@ export class SessionContext {
     ) {
       return cached.fit;
     }
-    const fit = fitFixedPart(systemPrompt, tools as readonly Tool[] as Tool[], budgetTokens);
+    const fit = fitFixedPart(systemPrompt, modelTools(tools), budgetTokens);
     this.fixedCache = { systemPrompt, tools, budgetTokens, fit };
     return fit;
   }

@@ -1,46 +1,24 @@
 /**
- * Validation of tool arguments against an MCP tool's JSON Schema (`inputSchema`), with ajv: MCP schemas are
- * plain JSON Schema, not TypeBox, so the agent loop's own check passes them through and this one decides.
+ * Validation of tool arguments against an MCP tool's JSON Schema (`inputSchema`): agent-core's rule for every
+ * plain JSON Schema tool (`compileJsonSchemaValidator`, ajv), so an MCP tool is checked as any other.
  */
-import { Ajv, type Options, type ValidateFunction } from "ajv";
+import { compileJsonSchemaValidator, type JsonSchemaValidator } from "@arbor/agent-core";
 import { oneLine } from "./one-line.js";
-
-const AJV_OPTIONS: Options = { allErrors: true, strict: false, validateFormats: false };
-
-/** One instance for every schema: each is removed again once compiled, so `$id`s never clash. */
-const shared = new Ajv(AJV_OPTIONS);
 
 /** Checks one tool's arguments; `undefined` when they are valid, else a message for the model. */
 export type ArgumentValidator = (args: unknown) => string | undefined;
-
-function compileWith(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
-  try {
-    return ajv.compile(schema);
-  } finally {
-    ajv.removeSchema(schema);
-  }
-}
-
-function compile(schema: Record<string, unknown>): ValidateFunction {
-  try {
-    return compileWith(shared, schema);
-  } catch {
-    // A fresh instance (slower) before calling the schema broken: the shared one may hold a clashing `$id`.
-    return compileWith(new Ajv(AJV_OPTIONS), schema);
-  }
-}
 
 /**
  * Compiles a validator for a JSON Schema.
  *
  * Contract: never throws; a schema ajv cannot compile (an unknown type, a `$ref` to nothing, a keyword of the
- * wrong shape) yields a validator that accepts everything and says why in `problem`, one line.
+ * wrong shape) yields a validator that accepts everything and says why in `problem`, one line. The message of
+ * invalid arguments lists at most 10 problems, `<JSON pointer> <problem>`, joined by `; `.
  */
 export function compileArgumentValidator(schema: unknown): { validate: ArgumentValidator; problem?: string } {
-  let check: ValidateFunction;
+  let check: JsonSchemaValidator;
   try {
-    const { $schema: _ignored, ...rest } = (schema ?? {}) as Record<string, unknown>;
-    check = compile(rest);
+    check = compileJsonSchemaValidator((schema ?? {}) as Record<string, unknown>);
   } catch (error) {
     return {
       validate: () => undefined,
@@ -49,12 +27,12 @@ export function compileArgumentValidator(schema: unknown): { validate: ArgumentV
   }
   return {
     validate(args) {
-      if (check(args)) return undefined;
-      const problems = (check.errors ?? []).slice(0, 10).map((issue) => {
-        const where = issue.instancePath === "" ? "arguments" : issue.instancePath;
-        return `${where} ${issue.message ?? "is invalid"}`;
-      });
-      return problems.join("; ");
+      const result = check(args);
+      if (result.ok) return undefined;
+      return result.issues
+        .slice(0, 10)
+        .map((issue) => `${issue.path === "" ? "arguments" : issue.path} ${issue.message}`)
+        .join("; ");
     },
   };
 }

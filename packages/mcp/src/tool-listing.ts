@@ -3,17 +3,15 @@
  * name, listed twice, an `inputSchema` that is not an object schema or that does not compile — is skipped
  * with its reason, and the server's other tools stay usable.
  */
-import { type ArgumentValidator, compileArgumentValidator } from "./argument-validator.js";
+import { compileArgumentValidator } from "./argument-validator.js";
 import { quoted } from "./one-line.js";
 
 /** A tool as the server lists it. */
 export interface McpToolInfo {
   name: string;
   description?: string;
-  /** The tool's JSON Schema for its arguments (an object schema). */
+  /** The tool's JSON Schema for its arguments (an object schema that compiles). */
   inputSchema: Record<string, unknown>;
-  /** The compiled check of `inputSchema`, when the listing compiled it. */
-  validate?: ArgumentValidator;
 }
 
 /** A tool of the listing that is not offered, and why (one line). */
@@ -89,7 +87,6 @@ export function readToolList(listed: readonly unknown[]): McpToolListing {
       name,
       ...(typeof entry.description === "string" ? { description: entry.description } : {}),
       inputSchema,
-      validate: compiled.validate,
     });
   }
   return { tools, skipped };

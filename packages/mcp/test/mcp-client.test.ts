@@ -68,7 +68,7 @@ describe("MCP over stdio (the SDK's server class in a child process)", () => {
     expect(echo).toMatchObject({ isError: false, content: [{ type: "text", text: "echo: hello" }] });
     expect(echo!.details).toEqual({ server: "local", tool: "echo" });
     expect(add!.isError).toBe(true);
-    expect(JSON.stringify(add!.content)).toContain("/b must be number");
+    expect(JSON.stringify(add!.content)).toContain("/b: must be number");
     expect(picture!.content).toEqual([
       expect.objectContaining({ type: "image", mimeType: "image/png" }),
       { type: "text", text: "[resource link] report: file:///tmp/report.txt (text/plain)" },

@@ -4,7 +4,7 @@
  * tools, slash commands and providers while it loads, and acts on the current session later (custom
  * entries, labels, the model, user messages, notices). See docs/extensions.md.
  */
-import type { AgentMessage, AgentTool } from "@arbor/agent-core";
+import type { AgentMessage, AgentTool, ToolParameters } from "@arbor/agent-core";
 import type { Model, Provider } from "@arbor/ai-providers";
 import type {
   HarnessEvent,
@@ -108,11 +108,13 @@ export interface ExtensionApi {
   on<K extends HarnessHookName>(hook: K, handler: HarnessHookHandler<K>): void;
   on<T extends ExtensionEventName>(event: T, handler: ExtensionEventHandler<T>): void;
   /**
-   * Adds a tool to every session (the `AgentTool` contract: TypeBox `parameters`, `execute`).
+   * Adds a tool to every session (the `AgentTool` contract: `parameters` a TypeBox schema, a plain JSON
+   * Schema or a Standard Schema such as zod's; `execute`).
    *
-   * Contract: call it while loading; a name another tool has fails the load. `--no-tools` leaves it out.
+   * Contract: call it while loading; a name another tool has, or `parameters` that is no usable schema
+   * (`InvalidToolSchemaError`, see agent-core's `checkToolSchema`), fails the load. `--no-tools` leaves it out.
    */
-  registerTool(tool: AgentTool): void;
+  registerTool<TParameters extends ToolParameters>(tool: AgentTool<TParameters>): void;
   /**
    * Adds a slash command (`/name`) to the CLI and to the commands a front end lists.
    *

@@ -4,7 +4,7 @@
  * when the default export finished. Hook handlers are wrapped here: each call is guarded
  * (`guarded-call.ts`) with its time limit and the operation's abort signal.
  */
-import type { AgentTool } from "@arbor/agent-core";
+import { type AgentTool, checkToolSchema } from "@arbor/agent-core";
 import type { Model, Provider } from "@arbor/ai-providers";
 import {
   type HarnessHookHandler,
@@ -140,8 +140,11 @@ export function createExtensionApi(
         typeof tool.execute !== "function" ||
         tool.parameters === undefined
       ) {
-        throw new Error("registerTool: a tool needs a name, TypeBox parameters and execute().");
+        throw new Error(
+          "registerTool: a tool needs a name, parameters (TypeBox, JSON Schema or Standard Schema) and execute().",
+        );
       }
+      checkToolSchema(tool);
       if (taken(tool.name)) throw new Error(`registerTool: a tool named "${tool.name}" exists already.`);
       if (tool.name.startsWith("mcp__")) {
         throw new Error(
