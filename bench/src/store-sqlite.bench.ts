@@ -7,9 +7,9 @@
  *   every row, then only the context's bodies (one primary-key lookup each) and `JSON.parse` of them;
  * - append: save points of 10 entries one at a time, each guarded by `expectedLastEntryId`, against the
  *   floor — the same rows and summary update in one `BEGIN IMMEDIATE` transaction per save point, raw
- *   better-sqlite3, same durability (WAL, `synchronous=NORMAL`);
- * - in flight: 64 sessions appended at once (64 save points in flight) against the store's own rate one at
- *   a time (goal ≥ 2×);
+ *   better-sqlite3, same durability (WAL, `synchronous=NORMAL`, the default, then `FULL`);
+ * - in flight: 64 sessions appended at once (64 save points in flight) against the store's own rate for
+ *   the same appends one at a time (goal ≥ 2×); the entries are made before the clock starts;
  * - list: every page (`limit` 50) of 2,000 sessions of one `cwd`, against the floor — a `SELECT` of the
  *   summary columns by keyset (`cwd = ? AND updated_ms <= ?`, an index bound) from a table holding them.
  *
@@ -119,88 +119,142 @@ async function openRows(directory: string, lines: string[]): Promise<void> {
   await store.close();
 }
 
-/** One save point through raw better-sqlite3: what the store's append cannot go below. */
+/**
+ * One save point through raw better-sqlite3: what the store's append cannot go below — the rows in a
+ * rowid table with one unique index `(session, seq)`, one multi-row INSERT, the session row's count and
+ * last entry updated, in one `BEGIN IMMEDIATE` transaction.
+ */
 function rawAppender(file: string) {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec(`CREATE TABLE IF NOT EXISTS s (id TEXT PRIMARY KEY, n INTEGER NOT NULL, last TEXT, updated TEXT);
     CREATE TABLE IF NOT EXISTS e (session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL,
-      parent_id TEXT, type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;`);
+      parent_id TEXT, type TEXT NOT NULL, body TEXT NOT NULL);
+    CREATE UNIQUE INDEX IF NOT EXISTS e_by_seq ON e (session_id, seq);`);
   const state = db.prepare("SELECT n, last FROM s WHERE id = ?");
-  const insert = db.prepare("INSERT INTO e VALUES (?, ?, ?, ?, ?, ?)");
+  const insert = db.prepare(
+    `INSERT INTO e VALUES ${Array.from({ length: SAVE_POINT }, () => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+  );
   const update = db.prepare("UPDATE s SET n = n + ?, last = ?, updated = ? WHERE id = ?");
   const create = db.prepare("INSERT INTO s (id, n) VALUES (?, 0)");
   const append = db.transaction((id: string, entries: SessionEntry[]) => {
     let { n } = state.get(id) as { n: number };
+    const values: unknown[] = [];
     for (const entry of entries)
-      insert.run(id, n++, entry.id, entry.parentId, entry.type, JSON.stringify(entry));
+      values.push(id, n++, entry.id, entry.parentId, entry.type, JSON.stringify(entry));
+    insert.run(values);
     update.run(entries.length, entries.at(-1)?.id, entries.at(-1)?.timestamp, id);
   });
   return {
+    durability: (level: "normal" | "full") => db.pragma(`synchronous = ${level.toUpperCase()}`),
     create: (id: string) => create.run(id),
     append: (id: string, entries: SessionEntry[]) => append.immediate(id, entries),
     close: () => db.close(),
   };
 }
 
+/** `points` chained save points per session, made before the clock starts. */
+function chains(ids: readonly string[], points: number): Map<string, SessionEntry[][]> {
+  return new Map(
+    ids.map((id) => {
+      const batches: SessionEntry[][] = [];
+      for (let point = 0; point < points; point++)
+        batches.push(saveBatch(id, point * SAVE_POINT, batches.at(-1)?.at(-1)?.id ?? null));
+      return [id, batches];
+    }),
+  );
+}
+
+/** Appends each session's save points, each guarded by `expectedLastEntryId`, one session after another. */
+async function appendEach(store: SqliteSessionStore, id: string, batches: readonly SessionEntry[][]) {
+  let last: string | null = null;
+  for (const batch of batches) {
+    await store.appendEntries(id, batch, { expectedLastEntryId: last });
+    last = batch.at(-1)?.id ?? null;
+  }
+}
+
 async function appendRows(directory: string, lines: string[]): Promise<void> {
-  const store = new SqliteSessionStore({ file: join(directory, "append.db") });
   const raw = rawAppender(join(directory, "append-floor.db"));
   let round = 0;
-  const oneAtATime = async () => {
-    const id = `one-${round++}`;
-    await store.createSession(header(id, "/bench/append"));
-    let last: string | null = null;
-    for (let point = 0; point < APPEND; point++) {
-      const batch = saveBatch(id, point * SAVE_POINT, last);
-      await store.appendEntries(id, batch, { expectedLastEntryId: last });
-      last = batch.at(-1)?.id ?? null;
-    }
-  };
-  const floor = () => {
-    const id = `floor-${round++}`;
-    raw.create(id);
-    let last: string | null = null;
-    for (let point = 0; point < APPEND; point++) {
-      const batch = saveBatch(id, point * SAVE_POINT, last);
-      raw.append(id, batch);
-      last = batch.at(-1)?.id ?? null;
-    }
-  };
-  /** The same number of save points, over 64 sessions appended at once. */
-  const inFlight = async () => {
-    const prefix = `flight-${round++}`;
-    const ids = Array.from({ length: IN_FLIGHT }, (_, index) => `${prefix}-${index}`);
-    for (const id of ids) await store.createSession(header(id, "/bench/append"));
-    const each = Math.ceil(APPEND / IN_FLIGHT);
-    await Promise.all(
-      ids.map(async (id) => {
-        let last: string | null = null;
-        for (let point = 0; point < each; point++) {
-          const batch = saveBatch(id, point * SAVE_POINT, last);
-          await store.appendEntries(id, batch, { expectedLastEntryId: last });
-          last = batch.at(-1)?.id ?? null;
-        }
-      }),
-    );
-  };
-  const [floorMs, oneMs, flightMs] = (await rounds([floor, oneAtATime, inFlight])) as [
-    number,
-    number,
-    number,
-  ];
-  const flightPoints = Math.ceil(APPEND / IN_FLIGHT) * IN_FLIGHT;
-  const rate = (points: number, time: number) => (points * SAVE_POINT) / (time / 1000);
   const perSecond = (value: number) => `${Math.round(value)}/s`;
+  const rate = (points: number, time: number) => (points * SAVE_POINT) / (time / 1000);
   lines.push(
     "",
-    `append: save points of ${SAVE_POINT} entries (~2 KB each), WAL, synchronous=NORMAL`,
-    row(`one save point at a time (${APPEND})`, oneMs, floorMs),
-    `  ${`${IN_FLIGHT} in flight vs one at a time (entries/s; ratio ≥ 2 is the goal)`.padEnd(58)} ${perSecond(rate(flightPoints, flightMs)).padStart(11)} ${perSecond(rate(APPEND, oneMs)).padStart(11)} ${`${(rate(flightPoints, flightMs) / rate(APPEND, oneMs)).toFixed(2)}x`.padStart(8)}`,
+    `append: save points of ${SAVE_POINT} entries (~2 KB each, made before the clock starts), WAL`,
   );
+  for (const durability of ["normal", "full"] as const) {
+    const store = new SqliteSessionStore({ file: join(directory, `append-${durability}.db`), durability });
+    const session = async () => {
+      const id = `one-${round++}`;
+      await store.createSession(header(id, "/bench/append"));
+      return { id, batches: chains([id], APPEND).get(id) as SessionEntry[][] };
+    };
+    /** 64 sessions with the same number of save points in all, made before the clock starts. */
+    const sessions = async () => {
+      const ids = Array.from({ length: IN_FLIGHT }, (_, index) => `flight-${round}-${index}`);
+      round += 1;
+      for (const id of ids) await store.createSession(header(id, "/bench/append"));
+      return chains(ids, Math.ceil(APPEND / IN_FLIGHT));
+    };
+    const timed = async <T>(prepare: () => Promise<T> | T, work: (prepared: T) => unknown) => {
+      const prepared = await prepare();
+      return async () => {
+        const start = performance.now();
+        await work(prepared);
+        return performance.now() - start;
+      };
+    };
+    const contenders: (() => Promise<() => Promise<number>>)[] = [
+      // The floor: the same rows and summary update, raw, one transaction per save point.
+      () =>
+        timed(
+          () => {
+            const id = `floor-${durability}-${round++}`;
+            raw.create(id);
+            return { id, batches: chains([id], APPEND).get(id) as SessionEntry[][] };
+          },
+          ({ id, batches }) => {
+            for (const batch of batches) raw.append(id, batch);
+          },
+        ),
+      () => timed(session, ({ id, batches }) => appendEach(store, id, batches)),
+      // 64 sessions, one append at a time (each awaited before the next) …
+      () =>
+        timed(sessions, async (chained) => {
+          for (let point = 0; point < Math.ceil(APPEND / IN_FLIGHT); point++)
+            for (const [id, batches] of chained)
+              await store.appendEntries(id, batches[point] as SessionEntry[], {
+                expectedLastEntryId: batches[point - 1]?.at(-1)?.id ?? null,
+              });
+        }),
+      // … and the same with 64 in flight: each session's appends in turn, all sessions at once.
+      () =>
+        timed(sessions, (chained) =>
+          Promise.all([...chained].map(([id, batches]) => appendEach(store, id, batches))),
+        ),
+    ];
+    raw.durability(durability);
+    const times = contenders.map(() => [] as number[]);
+    for (let turn = 0; turn < ROUNDS; turn++) {
+      const order = contenders.map((_, index) => index);
+      if (turn % 2 === 1) order.reverse();
+      for (const index of order) {
+        const run = await (contenders[index] as () => Promise<() => Promise<number>>)();
+        gc();
+        times[index]?.push(await run());
+      }
+    }
+    const [floorMs, oneMs, serialMs, flightMs] = times.map(median) as [number, number, number, number];
+    const flightPoints = Math.ceil(APPEND / IN_FLIGHT) * IN_FLIGHT;
+    lines.push(
+      row(`synchronous=${durability.toUpperCase()}: one save point at a time (${APPEND})`, oneMs, floorMs),
+      `  ${`  ${IN_FLIGHT} in flight vs one at a time, ${IN_FLIGHT} sessions (entries/s)`.padEnd(58)} ${perSecond(rate(flightPoints, flightMs)).padStart(11)} ${perSecond(rate(flightPoints, serialMs)).padStart(11)} ${`${(serialMs / flightMs).toFixed(2)}x`.padStart(8)}`,
+    );
+    await store.close();
+  }
   raw.close();
-  await store.close();
 }
 
 async function listRows(directory: string, lines: string[]): Promise<void> {
@@ -229,13 +283,13 @@ async function listRows(directory: string, lines: string[]): Promise<void> {
       parent_session TEXT, first_message TEXT);
     CREATE INDEX f_by_cwd ON f (cwd, updated_ms DESC, id);`);
   const insert = db.prepare("INSERT INTO f VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)");
+  db.prepare("ATTACH ? AS src").run(file);
+  const sessions = db
+    .prepare("SELECT id, cwd, created_at, updated_at, updated_ms, message_count FROM src.arbor_sessions")
+    .raw()
+    .all() as unknown[][];
   db.transaction(() => {
-    for (const session of (db.prepare("ATTACH ? AS src").run(file),
-    db
-      .prepare("SELECT id, cwd, created_at, updated_at, updated_ms, message_count FROM src.arbor_sessions")
-      .raw()
-      .all()) as unknown[][])
-      insert.run(...session, `first message of ${session[0]}`);
+    for (const session of sessions) insert.run(...session, `first message of ${session[0]}`);
   })();
   db.exec("DETACH src");
   const first = db.prepare(

@@ -21,6 +21,7 @@ import {
 } from "@arbor/session-store";
 import {
   decodeListingCursor,
+  type EncodedEntryBatch,
   encodeEntryBatch,
   encodeListingCursor,
   entryJson,
@@ -33,13 +34,17 @@ import type Database from "better-sqlite3";
 import { explainSqliteError, SqliteUnavailableError } from "./errors.js";
 import { migrateSchema, readSchemaVersion, SQLITE_SCHEMA_VERSION } from "./schema.js";
 import { openConnection, type SqliteOpenMode } from "./sqlite-connection.js";
+import { AppendQueue } from "./sqlite-group-commit.js";
 import { SqliteLeases } from "./sqlite-lease.js";
 import {
+  ENTRY_TYPES,
+  MAX_ROWS_PER_INSERT,
   type ReadStatements,
   readStatements,
   type WriteStatements,
   writeStatements,
 } from "./sqlite-statements.js";
+import { SqliteBodySource, SqliteStoredEntry } from "./sqlite-stored-entry.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
 
 /** Options of {@link SqliteSessionStore}. */
@@ -85,9 +90,32 @@ interface SessionRow {
   message_count: number;
   name: string | null;
   parent_session: string | null;
-  /** The body of the first user message entry, if any. */
-  first_user: string | null;
+  /** Schema 2: the first user message's text ('' for none with text), NULL when there is none. */
+  first_message?: string | null;
+  /** Schema 1: the body of the first user message entry, if any. */
+  first_user?: string | null;
 }
+
+/** An append waiting in the group commit queue. */
+interface AppendRequest {
+  sessionId: string;
+  batch: EncodedEntryBatch;
+  entries: readonly SessionEntry[];
+  expected: string | null | undefined;
+}
+
+/** Entry types whose bodies `Session.open` reads at once (their effect is global): read with the tree. */
+const EAGER_TYPES: ReadonlySet<string> = new Set(["label", "session_info", "leaf"]);
+
+/** A row of the tree query (`raw()`), with its `seq` when it is not its position. */
+type TreeRow = [type: number | string | null, id: string | null, parentId: string | null] & { seq?: number };
+
+/** The `type` of a tree row (see {@link ENTRY_TYPES}). */
+const typeOf = (row: TreeRow): string | null =>
+  typeof row[0] === "number" ? (ENTRY_TYPES[row[0]] as string) : row[0];
+
+/** The `seq` of a tree row at `position`. */
+const seqOf = (row: TreeRow, position: number): number => row.seq ?? position;
 
 /** A row of the entries query, as an array (`raw()`: no object per row). */
 type EntryRowRead = [
@@ -125,7 +153,12 @@ export class SqliteSessionStore implements SessionStore {
   private readonly leases: SqliteLeases;
   private closed = false;
   private reads: ReadStatements | undefined;
+  /** The schema version {@link reads} were prepared for. */
+  private readsVersion = 0;
   private writes: WriteStatements | undefined;
+  private readonly appends = new AppendQueue<AppendRequest>((group) => this.commitAppends(group));
+  /** One transaction committing a group of appends (prepared with the write statements). */
+  private appendGroup: Database.Transaction<(group: readonly AppendRequest[]) => unknown[]> | undefined;
 
   constructor(options: SqliteSessionStoreOptions) {
     if (typeof options?.file !== "string" || options.file === "") {
@@ -145,8 +178,7 @@ export class SqliteSessionStore implements SessionStore {
     try {
       this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       this.db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-      if (readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
-        this.reads = readStatements(this.db);
+      this.prepareReads(readSchemaVersion(this.db, this.file));
     } catch (error) {
       this.db.close();
       throw this.explain(error);
@@ -182,6 +214,7 @@ export class SqliteSessionStore implements SessionStore {
    */
   async createSession(header: SessionHeader): Promise<void> {
     this.assertOpen();
+    this.appends.drain();
     const { id, cwd, timestamp, parentSession } = (header ?? {}) as Partial<SessionHeader>;
     if (typeof id !== "string" || typeof cwd !== "string" || typeof timestamp !== "string") {
       throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
@@ -201,10 +234,12 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /**
-   * Contract: see {@link SessionStore.appendEntries}. The check of `expectedLastEntryId`, the rows and
-   * the summary update are one `BEGIN IMMEDIATE` transaction; throws `InvalidArgumentError` (storing
-   * nothing) for an entry that is not JSON data or lacks its tree fields, and `SqliteUnavailableError`
-   * (storing nothing) when the file is locked past the busy timeout, full or not writable.
+   * Contract: see {@link SessionStore.appendEntries}. Appends made in the same tick (and in the promise
+   * reactions it sets off) commit together, in the order made, in one `BEGIN IMMEDIATE` transaction
+   * (group commit); each is checked against its own `expectedLastEntryId` before anything of it is
+   * written and fails alone (a failure of the database fails the group, storing none of it). Throws `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its
+   * tree fields, and `SqliteUnavailableError` (storing nothing) when the file is locked past the busy
+   * timeout, full or not writable.
    */
   async appendEntries(
     sessionId: string,
@@ -213,70 +248,127 @@ export class SqliteSessionStore implements SessionStore {
   ): Promise<void> {
     this.assertOpen();
     const batch = encodeEntryBatch(sessionId, entries);
-    const expected = options?.expectedLastEntryId;
-    this.guard(() => {
-      const writes = this.writable("append");
-      const reads = this.readable() as ReadStatements;
-      const append = this.db.transaction(() => {
-        const session = reads.sessionState.get(sessionId) as
-          | { entry_count: number; last_entry_id: string | null }
-          | undefined;
-        if (session === undefined) throw new SessionNotFoundError(sessionId);
-        if (expected !== undefined && expected !== session.last_entry_id) {
-          throw new SessionConflictError(sessionId, expected, session.last_entry_id);
-        }
-        if (batch.rows.length === 0) return;
-        let seq = session.entry_count;
-        for (const row of batch.rows) {
-          writes.insertEntry.run(sessionId, seq, row.id, row.parentId, row.type, row.body);
-          seq += 1;
-        }
-        writes.updateSummary.run({
-          id: sessionId,
-          count: batch.rows.length,
-          last: batch.rows.at(-1)?.id,
-          messages: batch.messages,
-          nameChanged: batch.name === undefined ? 0 : 1,
-          name: batch.name ?? null,
-          updated: batch.updatedAt ?? null,
-          updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
-        });
-      });
-      append.immediate();
+    this.guard(() => this.writable("append"));
+    return this.appends.enqueue({ sessionId, batch, entries, expected: options?.expectedLastEntryId });
+  }
+
+  /** Commits a group of appends in one transaction (see {@link AppendQueue}), then wakes the watchers. */
+  private commitAppends(group: readonly AppendRequest[]): unknown[] {
+    if (this.closed) return group.map(() => this.closedError());
+    const outcomes = this.guard(() => {
+      this.writable("append");
+      return (this.appendGroup as NonNullable<typeof this.appendGroup>).immediate(group);
     });
-    if (batch.rows.length > 0) for (const watcher of this.watchers) watcher.poke(sessionId);
+    const appended = new Set<string>();
+    for (const [index, append] of group.entries()) {
+      if (outcomes[index] === undefined && append.batch.rows.length > 0) appended.add(append.sessionId);
+    }
+    for (const sessionId of appended) for (const watcher of this.watchers) watcher.poke(sessionId);
+    return outcomes;
+  }
+
+  /** The rows and summary update of one append, after checking its session and `expectedLastEntryId`. */
+  private writeAppend(writes: WriteStatements, append: AppendRequest): void {
+    const { sessionId, batch, expected } = append;
+    const session = writes.appendState.get(sessionId) as
+      | { entry_count: number; last_entry_id: string | null; needs_first: number }
+      | undefined;
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    if (expected !== undefined && expected !== session.last_entry_id) {
+      throw new SessionConflictError(sessionId, expected, session.last_entry_id);
+    }
+    if (batch.rows.length === 0) return;
+    for (let start = 0; start < batch.rows.length; start += MAX_ROWS_PER_INSERT) {
+      const rows = batch.rows.slice(start, start + MAX_ROWS_PER_INSERT);
+      const values: unknown[] = [];
+      let seq = session.entry_count + start;
+      for (const row of rows) values.push(sessionId, seq++, row.id, row.parentId, row.type, row.body);
+      writes.insertEntries(rows.length).run(values);
+    }
+    writes.updateSummary.run({
+      id: sessionId,
+      count: batch.rows.length,
+      last: batch.rows.at(-1)?.id,
+      messages: batch.messages,
+      nameChanged: batch.name === undefined ? 0 : 1,
+      name: batch.name ?? null,
+      updated: batch.updatedAt ?? null,
+      updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
+      firstMessage: session.needs_first === 1 ? firstUserText(append) : null,
+    });
   }
 
   /**
-   * Contract: see {@link SessionStore.readSession}. Reads the tree columns and JSON text of every
-   * row in one query; bodies are parsed when `entry()` asks. A row whose text is not valid JSON is
-   * left out and reported in `warnings` (and to `onWarning`). Never waits for a writer.
+   * Contract: see {@link SessionStore.readSession}. Reads the tree columns of every row (an index covers
+   * them) and the bodies of the few entries whose effect is global (`label`, `session_info`, `leaf`);
+   * every other body stays in the database until `entry()` asks for it (fetched by primary key, a growing
+   * window of rows at a time for a walk). A row whose text is not valid JSON is found then:
+   * `entry()` throws `SessionCorruptError` (a `Session` reports it in its notices and leaves it out). A
+   * row without its tree fields is left out and reported in `warnings` (and to `onWarning`). Never waits
+   * for a writer.
    */
   async readSession(sessionId: string): Promise<StoredSession> {
     this.assertOpen();
-    const { header, rows } = this.guard(() => {
+    this.appends.drain();
+    const { header, rows, eager } = this.guard(() => {
       const reads = this.readable();
       if (reads === undefined) throw new SessionNotFoundError(sessionId);
       const read = this.db.transaction(() => {
-        const session = reads.header.get(sessionId) as { header: string } | undefined;
+        const session = reads.header.get(sessionId) as { header: string; entry_count: number } | undefined;
         if (session === undefined) throw new SessionNotFoundError(sessionId);
-        return { header: session.header, rows: reads.entries.all(sessionId, 0) as EntryRowRead[] };
+        // Rows are numbered 0…entry_count - 1 (seq is unique): then a row's seq is its position.
+        let rows = reads.tree.all(sessionId) as TreeRow[];
+        if (rows.length !== session.entry_count) {
+          rows = (reads.treeWithSeq.all(sessionId) as [number, ...TreeRow][]).map(
+            ([seq, ...row]) => Object.assign(row, { seq }) as TreeRow,
+          );
+        }
+        const eagerSeqs: number[] = [];
+        for (const [position, row] of rows.entries()) {
+          const type = typeOf(row);
+          if (type !== null && EAGER_TYPES.has(type)) eagerSeqs.push(seqOf(row, position));
+        }
+        const eager = new Map(
+          eagerSeqs.length === 0
+            ? []
+            : (reads.bodiesAt.all(sessionId, JSON.stringify(eagerSeqs)) as [number, string][]),
+        );
+        return { header: session.header, rows, eager };
       });
       return read.deferred();
     });
-    const warnings: string[] = [];
     const parsed = parseStoredHeader(sessionId, header);
-    const entries = this.toEntries(sessionId, rows, warnings);
+    const source = new SqliteBodySource(sessionId, (from, to) => {
+      if (this.closed) throw this.closedError();
+      const reads = this.reads as ReadStatements;
+      return this.guard(() => reads.bodies.all(sessionId, from, to) as [number, string][]);
+    });
+    const warnings: string[] = [];
+    const entries: SqliteStoredEntry[] = [];
+    for (const [position, row] of rows.entries()) {
+      const [, id, parentId] = row;
+      const type = typeOf(row);
+      const seq = seqOf(row, position);
+      if (type === null || id === null) {
+        this.skipRow(sessionId, seq, id, warnings);
+        continue;
+      }
+      entries.push(new SqliteStoredEntry(source, seq, type, id, parentId, eager.get(seq)));
+    }
     return { header: parsed, entries, warnings };
   }
 
-  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed, no wait for a writer. */
+  /**
+   * Contract: see {@link SessionStore.listSessions}; one indexed keyset query (the cursor bounds the
+   * index range: a page costs the same at any depth), nothing parsed, no wait for a writer.
+   */
   async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
     this.assertOpen();
     const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
     }
+    this.appends.drain();
     const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
     const params = {
       cwd: query?.cwd ?? null,
@@ -287,7 +379,15 @@ export class SqliteSessionStore implements SessionStore {
     const rows = this.guard(() => {
       const reads = this.readable();
       if (reads === undefined) return [];
-      return (query?.cwd === undefined ? reads.listAll : reads.listCwd).all(params) as SessionRow[];
+      const statement =
+        query?.cwd === undefined
+          ? after === undefined
+            ? reads.listAll
+            : reads.listAllAfter
+          : after === undefined
+            ? reads.listCwd
+            : reads.listCwdAfter;
+      return statement.all(params) as SessionRow[];
     });
     const sessions = rows.slice(0, limit).map(toSummary);
     const last = sessions.at(-1);
@@ -298,6 +398,7 @@ export class SqliteSessionStore implements SessionStore {
   /** Contract: see {@link SessionStore.deleteSession}; the session and its entries go in one transaction. */
   async deleteSession(sessionId: string): Promise<void> {
     this.assertOpen();
+    this.appends.drain();
     this.guard(() => {
       const writes = this.writable("delete a session");
       const remove = this.db.transaction(() => {
@@ -317,6 +418,7 @@ export class SqliteSessionStore implements SessionStore {
    */
   async watch(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch> {
     this.assertOpen();
+    this.appends.drain();
     const reads = this.guard(() => this.readable());
     const state = this.guard(() => reads?.sessionState.get(sessionId)) as { entry_count: number } | undefined;
     if (reads === undefined || state === undefined) throw new SessionNotFoundError(sessionId);
@@ -350,15 +452,17 @@ export class SqliteSessionStore implements SessionStore {
    */
   async acquireWriterLease(sessionId: string): Promise<SessionWriterLease> {
     this.assertOpen();
+    this.appends.drain();
     return this.guard(() => {
       this.writable("take a writer lease");
       return this.leases.acquire(sessionId);
     });
   }
 
-  /** Stops every watch, releases every lease and closes the database. Idempotent. */
+  /** Commits the appends queued, stops every watch, releases every lease and closes the database. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.appends.drain();
     this.closed = true;
     await Promise.all([...this.watchers].map((watcher) => watcher.close()));
     await this.leases.releaseAll();
@@ -367,9 +471,15 @@ export class SqliteSessionStore implements SessionStore {
 
   /** The read statements, once the schema exists (another process may have created it since the open). */
   private readable(): ReadStatements | undefined {
-    if (this.reads === undefined && readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
-      this.reads = readStatements(this.db);
+    if (this.reads === undefined) this.prepareReads(readSchemaVersion(this.db, this.file));
     return this.reads;
+  }
+
+  /** Prepares the read statements for the schema version found (none before the schema exists). */
+  private prepareReads(version: number): void {
+    if (version < 1 || version === this.readsVersion) return;
+    this.reads = readStatements(this.db, version);
+    this.readsVersion = version;
   }
 
   /** The write statements, after making the database ready for writing (WAL, schema) the first time. */
@@ -380,9 +490,23 @@ export class SqliteSessionStore implements SessionStore {
       throw new SqliteUnavailableError(this.file, "read_only", `${how}, so it cannot ${operation}`);
     }
     migrateSchema(this.db, this.file);
-    this.reads ??= readStatements(this.db);
-    this.writes = writeStatements(this.db);
-    return this.writes;
+    this.prepareReads(SQLITE_SCHEMA_VERSION);
+    const writes = writeStatements(this.db);
+    // Each append is checked (session, expectedLastEntryId) before any of its rows is written, so one
+    // that fails leaves nothing behind and the others commit; a database error fails the whole group.
+    this.appendGroup = this.db.transaction((group: readonly AppendRequest[]): unknown[] =>
+      group.map((append) => {
+        try {
+          this.writeAppend(writes, append);
+          return undefined;
+        } catch (error) {
+          if (error instanceof SessionConflictError || error instanceof SessionNotFoundError) return error;
+          throw error;
+        }
+      }),
+    );
+    this.writes = writes;
+    return writes;
   }
 
   /** Runs a database operation, translating its failures (locked, full, not writable, not a database). */
@@ -398,13 +522,18 @@ export class SqliteSessionStore implements SessionStore {
     return explainSqliteError(error, { file: this.file, busyTimeoutMs: this.busyTimeoutMs });
   }
 
+  /** Reports a row left out of a read. */
+  private skipRow(sessionId: string, seq: number, id: string | null, warnings: string[]): void {
+    const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
+    warnings.push(warning);
+    this.warn(`${sessionId}: ${warning}`);
+  }
+
   private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): JsonTextEntry[] {
     const entries: JsonTextEntry[] = [];
     for (const [seq, type, id, parentId, body, valid] of rows) {
       if (valid !== 1 || type === null || id === null || body === null) {
-        const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
-        warnings.push(warning);
-        this.warn(`${sessionId}: ${warning}`);
+        this.skipRow(sessionId, seq, id, warnings);
         continue;
       }
       entries.push(new JsonTextEntry(sessionId, seq, type, id, parentId, body));
@@ -413,8 +542,23 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new InvalidArgumentError(`SqliteSessionStore: ${this.file} is closed.`);
+    if (this.closed) throw this.closedError();
   }
+
+  private closedError(): InvalidArgumentError {
+    return new InvalidArgumentError(`SqliteSessionStore: ${this.file} is closed.`);
+  }
+}
+
+/** The text of the batch's first user message ('' when it has none), or null when it has no user message. */
+function firstUserText(append: AppendRequest): string | null {
+  for (const [index, entry] of append.entries.entries()) {
+    const { type, message } = entry as { type?: unknown; message?: { role?: unknown } };
+    if (type === "message" && message?.role === "user") {
+      return storedMessageText(append.batch.rows[index]?.body) ?? "";
+    }
+  }
+  return null;
 }
 
 function toSummary(row: SessionRow): SessionSummary {
@@ -427,7 +571,8 @@ function toSummary(row: SessionRow): SessionSummary {
   };
   if (row.name !== null) summary.name = row.name;
   if (row.parent_session !== null) summary.parentSession = row.parent_session;
-  const firstMessage = storedMessageText(row.first_user);
+  const firstMessage =
+    row.first_message !== undefined ? row.first_message || undefined : storedMessageText(row.first_user);
   if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
 }
