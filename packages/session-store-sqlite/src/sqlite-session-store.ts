@@ -37,14 +37,14 @@ import { openConnection, type SqliteOpenMode } from "./sqlite-connection.js";
 import { AppendQueue } from "./sqlite-group-commit.js";
 import { SqliteLeases } from "./sqlite-lease.js";
 import {
-  ENTRY_TYPES,
   MAX_ROWS_PER_INSERT,
   type ReadStatements,
   readStatements,
   type WriteStatements,
   writeStatements,
 } from "./sqlite-statements.js";
-import { SqliteBodySource, SqliteStoredEntry } from "./sqlite-stored-entry.js";
+import { SqliteBodySource } from "./sqlite-stored-entry.js";
+import { readTree } from "./sqlite-tree-read.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
 
 /** Options of {@link SqliteSessionStore}. */
@@ -103,19 +103,6 @@ interface AppendRequest {
   entries: readonly SessionEntry[];
   expected: string | null | undefined;
 }
-
-/** Entry types whose bodies `Session.open` reads at once (their effect is global): read with the tree. */
-const EAGER_TYPES: ReadonlySet<string> = new Set(["label", "session_info", "leaf"]);
-
-/** A row of the tree query (`raw()`), with its `seq` when it is not its position. */
-type TreeRow = [type: number | string | null, id: string | null, parentId: string | null] & { seq?: number };
-
-/** The `type` of a tree row (see {@link ENTRY_TYPES}). */
-const typeOf = (row: TreeRow): string | null =>
-  typeof row[0] === "number" ? (ENTRY_TYPES[row[0]] as string) : row[0];
-
-/** The `seq` of a tree row at `position`. */
-const seqOf = (row: TreeRow, position: number): number => row.seq ?? position;
 
 /** A row of the entries query, as an array (`raw()`: no object per row). */
 type EntryRowRead = [
@@ -310,51 +297,25 @@ export class SqliteSessionStore implements SessionStore {
   async readSession(sessionId: string): Promise<StoredSession> {
     this.assertOpen();
     this.appends.drain();
-    const { header, rows, eager } = this.guard(() => {
-      const reads = this.readable();
-      if (reads === undefined) throw new SessionNotFoundError(sessionId);
-      const read = this.db.transaction(() => {
-        const session = reads.header.get(sessionId) as { header: string; entry_count: number } | undefined;
-        if (session === undefined) throw new SessionNotFoundError(sessionId);
-        // Rows are numbered 0…entry_count - 1 (seq is unique): then a row's seq is its position.
-        let rows = reads.tree.all(sessionId) as TreeRow[];
-        if (rows.length !== session.entry_count) {
-          rows = (reads.treeWithSeq.all(sessionId) as [number, ...TreeRow][]).map(
-            ([seq, ...row]) => Object.assign(row, { seq }) as TreeRow,
-          );
-        }
-        const eagerSeqs: number[] = [];
-        for (const [position, row] of rows.entries()) {
-          const type = typeOf(row);
-          if (type !== null && EAGER_TYPES.has(type)) eagerSeqs.push(seqOf(row, position));
-        }
-        const eager = new Map(
-          eagerSeqs.length === 0
-            ? []
-            : (reads.bodiesAt.all(sessionId, JSON.stringify(eagerSeqs)) as [number, string][]),
-        );
-        return { header: session.header, rows, eager };
-      });
-      return read.deferred();
-    });
-    const parsed = parseStoredHeader(sessionId, header);
     const source = new SqliteBodySource(sessionId, (from, to) => {
       if (this.closed) throw this.closedError();
       const reads = this.reads as ReadStatements;
       return this.guard(() => reads.bodies.all(sessionId, from, to) as [number, string][]);
     });
+    const { header, tree } = this.guard(() => {
+      const reads = this.readable();
+      if (reads === undefined) throw new SessionNotFoundError(sessionId);
+      const read = this.db.transaction(() => {
+        const session = reads.header.get(sessionId) as { header: string; entry_count: number } | undefined;
+        if (session === undefined) throw new SessionNotFoundError(sessionId);
+        return { header: session.header, tree: readTree(reads, sessionId, session.entry_count, source) };
+      });
+      return read.deferred();
+    });
+    const parsed = parseStoredHeader(sessionId, header);
     const warnings: string[] = [];
-    const entries: SqliteStoredEntry[] = [];
-    for (const [position, row] of rows.entries()) {
-      const [, id, parentId] = row;
-      const type = typeOf(row);
-      const seq = seqOf(row, position);
-      if (type === null || id === null) {
-        this.skipRow(sessionId, seq, id, warnings);
-        continue;
-      }
-      entries.push(new SqliteStoredEntry(source, seq, type, id, parentId, eager.get(seq)));
-    }
+    for (const [seq, id] of tree.skipped) this.skipRow(sessionId, seq, id, warnings);
+    const entries = tree.entries;
     return { header: parsed, entries, warnings };
   }
 

@@ -48,7 +48,12 @@ export interface ReadStatements {
   header: Statement;
   /** Rows as arrays (`raw()`): no object per row; with their bodies (what a watch delivers). */
   entries: Statement;
-  /** The tree columns of every row, in `seq` order (`raw()`): `type` (see {@link ENTRY_TYPES}), `id`, `parent_id`; no body. */
+  /** The highest `seq` of a session (`pluck()`), or null. */
+  lastSeq: Statement;
+  /**
+   * The tree columns of the rows `seq BETWEEN ? AND ?`, in `seq` order (`raw()`): `type` (see
+   * {@link ENTRY_TYPES}), `id`, `parent_id`; no body.
+   */
   tree: Statement;
   /** The same with `seq` first, for a session whose rows are not numbered `0…entry_count - 1`. */
   treeWithSeq: Statement;
@@ -92,7 +97,13 @@ export function readStatements(db: Database.Database, version: number): ReadStat
        WHERE session_id = ? AND seq >= ? ORDER BY seq`,
       )
       .raw(),
-    tree: db.prepare("SELECT type, id, parent_id FROM arbor_entries WHERE session_id = ? ORDER BY seq").raw(),
+    lastSeq: db.prepare("SELECT max(seq) FROM arbor_entries WHERE session_id = ?").pluck(),
+    tree: db
+      .prepare(
+        `SELECT ${TYPE_CODE}, id, parent_id FROM arbor_entries WHERE session_id = ? AND seq BETWEEN ? AND ?
+         ORDER BY seq`,
+      )
+      .raw(),
     treeWithSeq: db
       .prepare(`SELECT seq, ${TYPE_CODE}, id, parent_id FROM arbor_entries WHERE session_id = ? ORDER BY seq`)
       .raw(),

@@ -56,18 +56,22 @@ export class SqliteBodySource {
 export class SqliteStoredEntry implements StoredEntry {
   private parsed: SessionEntry | undefined;
 
-  /**
-   * @param seq - the row's position in the session (0-based)
-   * @param body - the row's JSON text when it was read with the tree columns, else fetched from `source`
-   */
+  /** The row's JSON text when it was read with the tree columns, else fetched from the source. */
+  private body: string | undefined;
+
+  /** @param seq - the row's position in the session (0-based) */
   constructor(
     private readonly source: SqliteBodySource,
     readonly seq: number,
     readonly type: string,
     readonly id: string,
     readonly parentId: string | null,
-    private body: string | undefined,
   ) {}
+
+  /** Hands the entry its JSON text, read with the tree (undefined: fetched when asked). */
+  preload(body: string | undefined): void {
+    this.body = body;
+  }
 
   /**
    * The full entry, unknown fields included.
