@@ -82,19 +82,20 @@ export interface SqliteSessionStoreOptions {
 /** Default page size of `listSessions`. */
 const DEFAULT_PAGE_SIZE = 50;
 
-interface SessionRow {
-  id: string;
-  cwd: string;
-  created_at: string;
-  updated_at: string;
-  message_count: number;
-  name: string | null;
-  parent_session: string | null;
-  /** Schema 2: the first user message's text ('' for none with text), NULL when there is none. */
-  first_message?: string | null;
-  /** Schema 1: the body of the first user message entry, if any. */
-  first_user?: string | null;
-}
+/**
+ * A row of the listing (`raw()`, in the order of its columns): the last column is the first user
+ * message's text ('' for none with text, null before one) at schema 2, its entry's JSON text at schema 1.
+ */
+type SessionRow = [
+  id: string,
+  cwd: string,
+  createdAt: string,
+  updatedAt: string,
+  messageCount: number,
+  name: string | null,
+  parentSession: string | null,
+  first: string | null,
+];
 
 /** An append waiting in the group commit queue. */
 interface AppendRequest {
@@ -350,7 +351,8 @@ export class SqliteSessionStore implements SessionStore {
             : reads.listCwdAfter;
       return statement.all(params) as SessionRow[];
     });
-    const sessions = rows.slice(0, limit).map(toSummary);
+    const textColumn = this.readsVersion >= 2;
+    const sessions = rows.slice(0, limit).map((row) => toSummary(row, textColumn));
     const last = sessions.at(-1);
     if (rows.length <= limit || last === undefined) return { sessions };
     return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
@@ -522,18 +524,13 @@ function firstUserText(append: AppendRequest): string | null {
   return null;
 }
 
-function toSummary(row: SessionRow): SessionSummary {
-  const summary: SessionSummary = {
-    id: row.id,
-    cwd: row.cwd,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    messageCount: row.message_count,
-  };
-  if (row.name !== null) summary.name = row.name;
-  if (row.parent_session !== null) summary.parentSession = row.parent_session;
-  const firstMessage =
-    row.first_message !== undefined ? row.first_message || undefined : storedMessageText(row.first_user);
+/** @param textColumn - the last column is the first message's text (schema 2), not its entry's JSON. */
+function toSummary(row: SessionRow, textColumn: boolean): SessionSummary {
+  const [id, cwd, createdAt, updatedAt, messageCount, name, parentSession, first] = row;
+  const summary: SessionSummary = { id, cwd, createdAt, updatedAt, messageCount };
+  if (name !== null) summary.name = name;
+  if (parentSession !== null) summary.parentSession = parentSession;
+  const firstMessage = textColumn ? first || undefined : storedMessageText(first);
   if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
 }

@@ -61,7 +61,7 @@ export interface ReadStatements {
   bodies: Statement;
   /** `[seq, body]` of the rows whose `seq` is in a JSON array (`raw()`). */
   bodiesAt: Statement;
-  /** The first page, and the pages after a cursor; each of all sessions and of one `cwd`. */
+  /** The first page, and the pages after a cursor; each of all sessions and of one `cwd` (`raw()`). */
   listAll: Statement;
   listAllAfter: Statement;
   listCwd: Statement;
@@ -87,7 +87,9 @@ export interface WriteStatements {
 export function readStatements(db: Database.Database, version: number): ReadStatements {
   const columns = listingColumns(version);
   const list = (where: string) =>
-    db.prepare(`SELECT ${columns} FROM arbor_sessions ${where} ORDER BY updated_ms DESC, id LIMIT @limit`);
+    db
+      .prepare(`SELECT ${columns} FROM arbor_sessions ${where} ORDER BY updated_ms DESC, id LIMIT @limit`)
+      .raw();
   return {
     sessionState: db.prepare("SELECT entry_count, last_entry_id FROM arbor_sessions WHERE id = ?"),
     header: db.prepare("SELECT header, entry_count FROM arbor_sessions WHERE id = ?"),
