@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Session, type SessionSummary } from "@arbor/session-store";
+import { Session, type SessionEntry, type SessionSummary } from "@arbor/session-store";
 import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { SQLITE_SCHEMA_VERSION, SqliteSessionStore } from "../src/index.js";
@@ -119,7 +119,9 @@ it("reads a version 1 database unchanged, and its first write migrates it to the
 
   // The first write migrates; the listing is the same, and the reader opened before still reads.
   const writer = new SqliteSessionStore({ file });
-  await writer.appendEntries("empty", [user("e0", null, "now a message", 40)], { expectedLastEntryId: null });
+  await writer.appendEntries("empty", [user("e0", null, "now a message", 40) as SessionEntry], {
+    expectedLastEntryId: null,
+  });
   expect(version()).toBe(SQLITE_SCHEMA_VERSION);
   const upgraded = [
     { id: "empty", firstMessage: "now a message", messageCount: 1, name: undefined },
@@ -127,7 +129,7 @@ it("reads a version 1 database unchanged, and its first write migrates it to the
   ];
   expect(brief((await writer.listSessions()).sessions)).toEqual(upgraded);
   expect(brief((await reader.listSessions()).sessions)).toEqual(upgraded);
-  await writer.appendEntries("no-text", [user("n2", "n1", "not the first", 50)]);
+  await writer.appendEntries("no-text", [user("n2", "n1", "not the first", 50) as SessionEntry]);
   expect((await writer.listSessions({ limit: 1 })).sessions[0]).toMatchObject({
     id: "no-text",
     messageCount: 3,
