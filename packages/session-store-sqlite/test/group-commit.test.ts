@@ -1,29 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { SessionConflictError, type SessionEntry, type StoredEntry } from "@arbor/session-store";
-import { afterAll, expect, it } from "vitest";
+import { SessionConflictError, type StoredEntry } from "@arbor/session-store";
+import { expect, it } from "vitest";
 import { SqliteSessionStore } from "../src/index.js";
+import { databaseFiles, header, userEntry } from "./support.js";
 
-const directory = mkdtempSync(join(tmpdir(), "arbor-sqlite-group-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-const newFile = () => join(directory, `store-${files++}.db`);
-const header = (id: string) => ({
-  type: "session" as const,
-  version: 3,
-  id,
-  timestamp: "2026-01-01T00:00:00.000Z",
-  cwd: "/w",
-});
-const message = (id: string, parentId: string | null) =>
-  ({
-    type: "message",
-    id,
-    parentId,
-    timestamp: "2026-01-01T00:00:01.000Z",
-    message: { role: "user", content: id, timestamp: 1 },
-  }) as SessionEntry;
+const newFile = databaseFiles("group");
+const message = (id: string, parentId: string | null) => userEntry(id, parentId, id);
 
 it("commits appends made together in one go: one with a stale expectedLastEntryId fails alone, the rest land in order", async () => {
   const store = new SqliteSessionStore({ file: newFile() });

@@ -1,30 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SessionCorruptError, type SessionEntry } from "@arbor/session-store";
 import Database from "better-sqlite3";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { SqliteSessionStore } from "../src/index.js";
+import { databaseFiles, header, userEntry } from "./support.js";
 
-const directory = mkdtempSync(join(tmpdir(), "arbor-sqlite-lazy-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-const newFile = () => join(directory, `store-${files++}.db`);
-const header = (id: string) => ({
-  type: "session" as const,
-  version: 3,
-  id,
-  timestamp: "2026-01-01T00:00:00.000Z",
-  cwd: "/w",
-});
+const newFile = databaseFiles("lazy");
 const message = (id: string, parentId: string | null, text = `text of ${id}`) =>
-  ({
-    type: "message",
-    id,
-    parentId,
-    timestamp: "2026-01-01T00:00:01.000Z",
-    message: { role: "user", content: text, timestamp: 1 },
-  }) as SessionEntry;
+  userEntry(id, parentId, text);
 
 function chain(count: number): SessionEntry[] {
   const entries: SessionEntry[] = [];
