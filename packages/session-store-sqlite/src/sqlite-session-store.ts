@@ -225,8 +225,9 @@ export class SqliteSessionStore implements SessionStore {
    * Contract: see {@link SessionStore.appendEntries}. Appends made in the same tick (and in the promise
    * reactions it sets off) commit together, in the order made, in one `BEGIN IMMEDIATE` transaction
    * (group commit); each is checked against its own `expectedLastEntryId` before anything of it is
-   * written and fails alone (a failure of the database fails the group, storing none of it). Throws `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its
-   * tree fields, and `SqliteUnavailableError` (storing nothing) when the file is locked past the busy
+   * written and fails alone (a failure of the database fails the group, storing none of it). Throws
+   * `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its tree
+   * fields, and `SqliteUnavailableError` (storing nothing) when the file is locked past the busy
    * timeout, full or not writable.
    */
   async appendEntries(
@@ -251,7 +252,12 @@ export class SqliteSessionStore implements SessionStore {
     for (const [index, append] of group.entries()) {
       if (outcomes[index] === undefined && append.batch.rows.length > 0) appended.add(append.sessionId);
     }
-    for (const sessionId of appended) for (const watcher of this.watchers) watcher.poke(sessionId);
+    // Committed: a watcher that breaks its contract (its listener threw) must not fail the appends.
+    try {
+      for (const sessionId of appended) for (const watcher of this.watchers) watcher.poke(sessionId);
+    } catch (error) {
+      this.warn(`a watch listener threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
     return outcomes;
   }
 
