@@ -21,6 +21,7 @@ import {
 } from "@arbor/session-store";
 import {
   decodeListingCursor,
+  type EncodedEntryBatch,
   encodeEntryBatch,
   encodeListingCursor,
   entryJson,
@@ -33,13 +34,17 @@ import type Database from "better-sqlite3";
 import { explainSqliteError, SqliteUnavailableError } from "./errors.js";
 import { migrateSchema, readSchemaVersion, SQLITE_SCHEMA_VERSION } from "./schema.js";
 import { openConnection, type SqliteOpenMode } from "./sqlite-connection.js";
+import { AppendQueue } from "./sqlite-group-commit.js";
 import { SqliteLeases } from "./sqlite-lease.js";
 import {
+  MAX_ROWS_PER_INSERT,
   type ReadStatements,
   readStatements,
   type WriteStatements,
   writeStatements,
 } from "./sqlite-statements.js";
+import { SqliteBodySource } from "./sqlite-stored-entry.js";
+import { readTree } from "./sqlite-tree-read.js";
 import { SqliteWatcher } from "./sqlite-watch.js";
 
 /** Options of {@link SqliteSessionStore}. */
@@ -77,16 +82,27 @@ export interface SqliteSessionStoreOptions {
 /** Default page size of `listSessions`. */
 const DEFAULT_PAGE_SIZE = 50;
 
-interface SessionRow {
-  id: string;
-  cwd: string;
-  created_at: string;
-  updated_at: string;
-  message_count: number;
-  name: string | null;
-  parent_session: string | null;
-  /** The body of the first user message entry, if any. */
-  first_user: string | null;
+/**
+ * A row of the listing (`raw()`, in the order of its columns): the last column is the first user
+ * message's text ('' for none with text, null before one) at schema 2, its entry's JSON text at schema 1.
+ */
+type SessionRow = [
+  id: string,
+  cwd: string,
+  createdAt: string,
+  updatedAt: string,
+  messageCount: number,
+  name: string | null,
+  parentSession: string | null,
+  first: string | null,
+];
+
+/** An append waiting in the group commit queue. */
+interface AppendRequest {
+  sessionId: string;
+  batch: EncodedEntryBatch;
+  entries: readonly SessionEntry[];
+  expected: string | null | undefined;
 }
 
 /** A row of the entries query, as an array (`raw()`: no object per row). */
@@ -125,7 +141,12 @@ export class SqliteSessionStore implements SessionStore {
   private readonly leases: SqliteLeases;
   private closed = false;
   private reads: ReadStatements | undefined;
+  /** The schema version {@link reads} were prepared for. */
+  private readsVersion = 0;
   private writes: WriteStatements | undefined;
+  private readonly appends = new AppendQueue<AppendRequest>((group) => this.commitAppends(group));
+  /** One transaction committing a group of appends (prepared with the write statements). */
+  private appendGroup: Database.Transaction<(group: readonly AppendRequest[]) => unknown[]> | undefined;
 
   constructor(options: SqliteSessionStoreOptions) {
     if (typeof options?.file !== "string" || options.file === "") {
@@ -145,8 +166,7 @@ export class SqliteSessionStore implements SessionStore {
     try {
       this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       this.db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-      if (readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
-        this.reads = readStatements(this.db);
+      this.prepareReads(readSchemaVersion(this.db, this.file));
     } catch (error) {
       this.db.close();
       throw this.explain(error);
@@ -182,6 +202,7 @@ export class SqliteSessionStore implements SessionStore {
    */
   async createSession(header: SessionHeader): Promise<void> {
     this.assertOpen();
+    this.appends.drain();
     const { id, cwd, timestamp, parentSession } = (header ?? {}) as Partial<SessionHeader>;
     if (typeof id !== "string" || typeof cwd !== "string" || typeof timestamp !== "string") {
       throw new InvalidArgumentError("createSession: the header needs a string id, cwd and timestamp.");
@@ -201,10 +222,13 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /**
-   * Contract: see {@link SessionStore.appendEntries}. The check of `expectedLastEntryId`, the rows and
-   * the summary update are one `BEGIN IMMEDIATE` transaction; throws `InvalidArgumentError` (storing
-   * nothing) for an entry that is not JSON data or lacks its tree fields, and `SqliteUnavailableError`
-   * (storing nothing) when the file is locked past the busy timeout, full or not writable.
+   * Contract: see {@link SessionStore.appendEntries}. Appends made in the same tick (and in the promise
+   * reactions it sets off) commit together, in the order made, in one `BEGIN IMMEDIATE` transaction
+   * (group commit); each is checked against its own `expectedLastEntryId` before anything of it is
+   * written and fails alone (a failure of the database fails the group, storing none of it). Throws
+   * `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its tree
+   * fields, and `SqliteUnavailableError` (storing nothing) when the file is locked past the busy
+   * timeout, full or not writable.
    */
   async appendEntries(
     sessionId: string,
@@ -213,70 +237,106 @@ export class SqliteSessionStore implements SessionStore {
   ): Promise<void> {
     this.assertOpen();
     const batch = encodeEntryBatch(sessionId, entries);
-    const expected = options?.expectedLastEntryId;
-    this.guard(() => {
-      const writes = this.writable("append");
-      const reads = this.readable() as ReadStatements;
-      const append = this.db.transaction(() => {
-        const session = reads.sessionState.get(sessionId) as
-          | { entry_count: number; last_entry_id: string | null }
-          | undefined;
-        if (session === undefined) throw new SessionNotFoundError(sessionId);
-        if (expected !== undefined && expected !== session.last_entry_id) {
-          throw new SessionConflictError(sessionId, expected, session.last_entry_id);
-        }
-        if (batch.rows.length === 0) return;
-        let seq = session.entry_count;
-        for (const row of batch.rows) {
-          writes.insertEntry.run(sessionId, seq, row.id, row.parentId, row.type, row.body);
-          seq += 1;
-        }
-        writes.updateSummary.run({
-          id: sessionId,
-          count: batch.rows.length,
-          last: batch.rows.at(-1)?.id,
-          messages: batch.messages,
-          nameChanged: batch.name === undefined ? 0 : 1,
-          name: batch.name ?? null,
-          updated: batch.updatedAt ?? null,
-          updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
-        });
-      });
-      append.immediate();
+    this.guard(() => this.writable("append"));
+    return this.appends.enqueue({ sessionId, batch, entries, expected: options?.expectedLastEntryId });
+  }
+
+  /** Commits a group of appends in one transaction (see {@link AppendQueue}), then wakes the watchers. */
+  private commitAppends(group: readonly AppendRequest[]): unknown[] {
+    if (this.closed) return group.map(() => this.closedError());
+    const outcomes = this.guard(() => {
+      this.writable("append");
+      return (this.appendGroup as NonNullable<typeof this.appendGroup>).immediate(group);
     });
-    if (batch.rows.length > 0) for (const watcher of this.watchers) watcher.poke(sessionId);
+    const appended = new Set<string>();
+    for (const [index, append] of group.entries()) {
+      if (outcomes[index] === undefined && append.batch.rows.length > 0) appended.add(append.sessionId);
+    }
+    // Committed: a watcher that breaks its contract (its listener threw) must not fail the appends.
+    try {
+      for (const sessionId of appended) for (const watcher of this.watchers) watcher.poke(sessionId);
+    } catch (error) {
+      this.warn(`a watch listener threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return outcomes;
+  }
+
+  /** The rows and summary update of one append, after checking its session and `expectedLastEntryId`. */
+  private writeAppend(writes: WriteStatements, append: AppendRequest): void {
+    const { sessionId, batch, expected } = append;
+    const session = writes.appendState.get(sessionId) as
+      | { entry_count: number; last_entry_id: string | null; needs_first: number }
+      | undefined;
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    if (expected !== undefined && expected !== session.last_entry_id) {
+      throw new SessionConflictError(sessionId, expected, session.last_entry_id);
+    }
+    if (batch.rows.length === 0) return;
+    for (let start = 0; start < batch.rows.length; start += MAX_ROWS_PER_INSERT) {
+      const rows = batch.rows.slice(start, start + MAX_ROWS_PER_INSERT);
+      const values: unknown[] = [];
+      let seq = session.entry_count + start;
+      for (const row of rows) values.push(sessionId, seq++, row.id, row.parentId, row.type, row.body);
+      writes.insertEntries(rows.length).run(values);
+    }
+    writes.updateSummary.run({
+      id: sessionId,
+      count: batch.rows.length,
+      last: batch.rows.at(-1)?.id,
+      messages: batch.messages,
+      nameChanged: batch.name === undefined ? 0 : 1,
+      name: batch.name ?? null,
+      updated: batch.updatedAt ?? null,
+      updatedMs: batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
+      firstMessage: session.needs_first === 1 ? firstUserText(append) : null,
+    });
   }
 
   /**
-   * Contract: see {@link SessionStore.readSession}. Reads the tree columns and JSON text of every
-   * row in one query; bodies are parsed when `entry()` asks. A row whose text is not valid JSON is
-   * left out and reported in `warnings` (and to `onWarning`). Never waits for a writer.
+   * Contract: see {@link SessionStore.readSession}. Reads the tree columns of every row (an index covers
+   * them) and the bodies of the few entries whose effect is global (`label`, `session_info`, `leaf`);
+   * every other body stays in the database until `entry()` asks for it (fetched by primary key, a growing
+   * window of rows at a time for a walk). A row whose text is not valid JSON is found then:
+   * `entry()` throws `SessionCorruptError` (a `Session` reports it in its notices and leaves it out). A
+   * row without its tree fields is left out and reported in `warnings` (and to `onWarning`). Never waits
+   * for a writer.
    */
   async readSession(sessionId: string): Promise<StoredSession> {
     this.assertOpen();
-    const { header, rows } = this.guard(() => {
+    this.appends.drain();
+    const source = new SqliteBodySource(sessionId, (from, to) => {
+      if (this.closed) throw this.closedError();
+      const reads = this.reads as ReadStatements;
+      return this.guard(() => reads.bodies.all(sessionId, from, to) as [number, string][]);
+    });
+    const { header, tree } = this.guard(() => {
       const reads = this.readable();
       if (reads === undefined) throw new SessionNotFoundError(sessionId);
       const read = this.db.transaction(() => {
-        const session = reads.header.get(sessionId) as { header: string } | undefined;
+        const session = reads.header.get(sessionId) as { header: string; entry_count: number } | undefined;
         if (session === undefined) throw new SessionNotFoundError(sessionId);
-        return { header: session.header, rows: reads.entries.all(sessionId, 0) as EntryRowRead[] };
+        return { header: session.header, tree: readTree(reads, sessionId, session.entry_count, source) };
       });
       return read.deferred();
     });
-    const warnings: string[] = [];
     const parsed = parseStoredHeader(sessionId, header);
-    const entries = this.toEntries(sessionId, rows, warnings);
+    const warnings: string[] = [];
+    for (const [seq, id] of tree.skipped) this.skipRow(sessionId, seq, id, warnings);
+    const entries = tree.entries;
     return { header: parsed, entries, warnings };
   }
 
-  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed, no wait for a writer. */
+  /**
+   * Contract: see {@link SessionStore.listSessions}; one indexed keyset query (the cursor bounds the
+   * index range: a page costs the same at any depth), nothing parsed, no wait for a writer.
+   */
   async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
     this.assertOpen();
     const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
     }
+    this.appends.drain();
     const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
     const params = {
       cwd: query?.cwd ?? null,
@@ -287,9 +347,18 @@ export class SqliteSessionStore implements SessionStore {
     const rows = this.guard(() => {
       const reads = this.readable();
       if (reads === undefined) return [];
-      return (query?.cwd === undefined ? reads.listAll : reads.listCwd).all(params) as SessionRow[];
+      const statement =
+        query?.cwd === undefined
+          ? after === undefined
+            ? reads.listAll
+            : reads.listAllAfter
+          : after === undefined
+            ? reads.listCwd
+            : reads.listCwdAfter;
+      return statement.all(params) as SessionRow[];
     });
-    const sessions = rows.slice(0, limit).map(toSummary);
+    const textColumn = this.readsVersion >= 2;
+    const sessions = rows.slice(0, limit).map((row) => toSummary(row, textColumn));
     const last = sessions.at(-1);
     if (rows.length <= limit || last === undefined) return { sessions };
     return { sessions, nextCursor: encodeListingCursor({ updatedAt: last.updatedAt, id: last.id }) };
@@ -298,6 +367,7 @@ export class SqliteSessionStore implements SessionStore {
   /** Contract: see {@link SessionStore.deleteSession}; the session and its entries go in one transaction. */
   async deleteSession(sessionId: string): Promise<void> {
     this.assertOpen();
+    this.appends.drain();
     this.guard(() => {
       const writes = this.writable("delete a session");
       const remove = this.db.transaction(() => {
@@ -317,6 +387,7 @@ export class SqliteSessionStore implements SessionStore {
    */
   async watch(sessionId: string, onAppend: SessionAppendListener): Promise<SessionWatch> {
     this.assertOpen();
+    this.appends.drain();
     const reads = this.guard(() => this.readable());
     const state = this.guard(() => reads?.sessionState.get(sessionId)) as { entry_count: number } | undefined;
     if (reads === undefined || state === undefined) throw new SessionNotFoundError(sessionId);
@@ -350,15 +421,17 @@ export class SqliteSessionStore implements SessionStore {
    */
   async acquireWriterLease(sessionId: string): Promise<SessionWriterLease> {
     this.assertOpen();
+    this.appends.drain();
     return this.guard(() => {
       this.writable("take a writer lease");
       return this.leases.acquire(sessionId);
     });
   }
 
-  /** Stops every watch, releases every lease and closes the database. Idempotent. */
+  /** Commits the appends queued, stops every watch, releases every lease and closes the database. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.appends.drain();
     this.closed = true;
     await Promise.all([...this.watchers].map((watcher) => watcher.close()));
     await this.leases.releaseAll();
@@ -367,9 +440,15 @@ export class SqliteSessionStore implements SessionStore {
 
   /** The read statements, once the schema exists (another process may have created it since the open). */
   private readable(): ReadStatements | undefined {
-    if (this.reads === undefined && readSchemaVersion(this.db, this.file) === SQLITE_SCHEMA_VERSION)
-      this.reads = readStatements(this.db);
+    if (this.reads === undefined) this.prepareReads(readSchemaVersion(this.db, this.file));
     return this.reads;
+  }
+
+  /** Prepares the read statements for the schema version found (none before the schema exists). */
+  private prepareReads(version: number): void {
+    if (version < 1 || version === this.readsVersion) return;
+    this.reads = readStatements(this.db, version);
+    this.readsVersion = version;
   }
 
   /** The write statements, after making the database ready for writing (WAL, schema) the first time. */
@@ -380,9 +459,23 @@ export class SqliteSessionStore implements SessionStore {
       throw new SqliteUnavailableError(this.file, "read_only", `${how}, so it cannot ${operation}`);
     }
     migrateSchema(this.db, this.file);
-    this.reads ??= readStatements(this.db);
-    this.writes = writeStatements(this.db);
-    return this.writes;
+    this.prepareReads(SQLITE_SCHEMA_VERSION);
+    const writes = writeStatements(this.db);
+    // Each append is checked (session, expectedLastEntryId) before any of its rows is written, so one
+    // that fails leaves nothing behind and the others commit; a database error fails the whole group.
+    this.appendGroup = this.db.transaction((group: readonly AppendRequest[]): unknown[] =>
+      group.map((append) => {
+        try {
+          this.writeAppend(writes, append);
+          return undefined;
+        } catch (error) {
+          if (error instanceof SessionConflictError || error instanceof SessionNotFoundError) return error;
+          throw error;
+        }
+      }),
+    );
+    this.writes = writes;
+    return writes;
   }
 
   /** Runs a database operation, translating its failures (locked, full, not writable, not a database). */
@@ -398,13 +491,18 @@ export class SqliteSessionStore implements SessionStore {
     return explainSqliteError(error, { file: this.file, busyTimeoutMs: this.busyTimeoutMs });
   }
 
+  /** Reports a row left out of a read. */
+  private skipRow(sessionId: string, seq: number, id: string | null, warnings: string[]): void {
+    const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
+    warnings.push(warning);
+    this.warn(`${sessionId}: ${warning}`);
+  }
+
   private toEntries(sessionId: string, rows: readonly EntryRowRead[], warnings: string[]): JsonTextEntry[] {
     const entries: JsonTextEntry[] = [];
     for (const [seq, type, id, parentId, body, valid] of rows) {
       if (valid !== 1 || type === null || id === null || body === null) {
-        const warning = `row ${seq} (entry ${JSON.stringify(id)}) is not a valid entry; skipped`;
-        warnings.push(warning);
-        this.warn(`${sessionId}: ${warning}`);
+        this.skipRow(sessionId, seq, id, warnings);
         continue;
       }
       entries.push(new JsonTextEntry(sessionId, seq, type, id, parentId, body));
@@ -413,21 +511,32 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new InvalidArgumentError(`SqliteSessionStore: ${this.file} is closed.`);
+    if (this.closed) throw this.closedError();
+  }
+
+  private closedError(): InvalidArgumentError {
+    return new InvalidArgumentError(`SqliteSessionStore: ${this.file} is closed.`);
   }
 }
 
-function toSummary(row: SessionRow): SessionSummary {
-  const summary: SessionSummary = {
-    id: row.id,
-    cwd: row.cwd,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    messageCount: row.message_count,
-  };
-  if (row.name !== null) summary.name = row.name;
-  if (row.parent_session !== null) summary.parentSession = row.parent_session;
-  const firstMessage = storedMessageText(row.first_user);
+/** The text of the batch's first user message ('' when it has none), or null when it has no user message. */
+function firstUserText(append: AppendRequest): string | null {
+  for (const [index, entry] of append.entries.entries()) {
+    const { type, message } = entry as { type?: unknown; message?: { role?: unknown } };
+    if (type === "message" && message?.role === "user") {
+      return storedMessageText(append.batch.rows[index]?.body) ?? "";
+    }
+  }
+  return null;
+}
+
+/** @param textColumn - the last column is the first message's text (schema 2), not its entry's JSON. */
+function toSummary(row: SessionRow, textColumn: boolean): SessionSummary {
+  const [id, cwd, createdAt, updatedAt, messageCount, name, parentSession, first] = row;
+  const summary: SessionSummary = { id, cwd, createdAt, updatedAt, messageCount };
+  if (name !== null) summary.name = name;
+  if (parentSession !== null) summary.parentSession = parentSession;
+  const firstMessage = textColumn ? first || undefined : storedMessageText(first);
   if (firstMessage !== undefined) summary.firstMessage = firstMessage;
   return summary;
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Session, SessionCorruptError } from "@arbor/session-store";
 import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import {
@@ -32,7 +33,7 @@ const entry = (id: string, parentId: string | null) =>
     message: { role: "user", content: "hi", timestamp: 1 },
   }) as never;
 
-it("reports a corrupt row in warnings and skips it, never failing the read", async () => {
+it("reads a corrupt body when it is used, not on open: entry() throws SessionCorruptError naming the row", async () => {
   const file = newFile();
   const warned: string[] = [];
   const store = new SqliteSessionStore({ file, onWarning: (message) => warned.push(message) });
@@ -42,9 +43,17 @@ it("reports a corrupt row in warnings and skips it, never failing the read", asy
   db.prepare("UPDATE arbor_entries SET body = '{torn' WHERE id = 'b'").run();
   db.close();
   const read = await store.readSession("s");
-  expect(read.entries.map((stored) => stored.id)).toEqual(["a", "c"]);
-  expect(read.warnings).toEqual(['row 1 (entry "b") is not a valid entry; skipped']);
-  expect(warned).toEqual(['s: row 1 (entry "b") is not a valid entry; skipped']);
+  expect(read.entries.map((stored) => stored.id)).toEqual(["a", "b", "c"]);
+  expect(read.warnings).toEqual([]);
+  expect(read.entries[0]?.entry().id).toBe("a");
+  expect(() => read.entries[1]?.entry()).toThrow(/row 1 \(entry "b"\) is not valid JSON/);
+  expect(() => read.entries[1]?.entry()).toThrow(SessionCorruptError);
+  expect(read.entries[2]?.entry().id).toBe("c");
+  // A Session reports it and leaves it out of the context.
+  const session = await Session.open(store, "s");
+  expect(session.buildContext().entryIds).toEqual(["a", "c"]);
+  expect(session.notices.map((notice) => notice.kind)).toContain("unreadable_entry");
+  expect(warned).toEqual([]);
   await store.close();
 });
 
