@@ -1,4 +1,5 @@
 import type { SessionEntry } from "./entries.js";
+import { EntryNotLoadedError } from "./errors.js";
 import { repairSessionEntry } from "./lenient-read.js";
 import { filledFieldNotice, type SessionNotice } from "./session-notices.js";
 import type { StoredEntry } from "./store.js";
@@ -96,6 +97,11 @@ export class SessionIndex {
 
   typeOf(order: number): string {
     return (this.stored[order] as StoredEntry).type;
+  }
+
+  /** The stored entry at `order` (for a store's `loadEntries`). */
+  storedAt(order: number): StoredEntry {
+    return this.stored[order] as StoredEntry;
   }
 
   /** The parent's order, or {@link NONE} for a root. */
@@ -233,7 +239,8 @@ export class SessionIndex {
 
   /**
    * The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read (an
-   * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}).
+   * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}). Throws
+   * `EntryNotLoadedError` (marking nothing) for a body the store left out and nobody loaded.
    */
   entry(order: number): SessionEntry | undefined {
     const value = this.values[order];
@@ -244,6 +251,8 @@ export class SessionIndex {
       this.values[order] = parsed;
       return parsed;
     } catch (error) {
+      // Not loaded is not unreadable: the caller is told to load it, and nothing is marked.
+      if (error instanceof EntryNotLoadedError) throw error;
       this.states[order] = INVALID;
       this.warn(
         "unreadable_entry",
