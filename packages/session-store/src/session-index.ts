@@ -12,6 +12,11 @@ const SETTINGS_TYPES: ReadonlySet<string> = new Set([
   "active_tools_change",
 ]);
 
+/** `SETTINGS_TYPES.has(type)`, without hashing the type of every other entry (they all end in `_change`). */
+function isSettingsType(type: string): boolean {
+  return type.endsWith("_change") && SETTINGS_TYPES.has(type);
+}
+
 /** Parse state of an entry: not read yet, read and valid, or unreadable / invalid. */
 const UNREAD = 0;
 const VALID = 1;
@@ -169,7 +174,7 @@ export class SessionIndex {
     this.parents[order] = parent;
     this.compactionAnchors[order] =
       type === "compaction" ? order : parent === NONE ? NONE : (this.compactionAnchors[parent] as number);
-    this.settingsAnchors[order] = SETTINGS_TYPES.has(type)
+    this.settingsAnchors[order] = isSettingsType(type)
       ? order
       : parent === NONE
         ? NONE
