@@ -303,8 +303,9 @@ export class PostgresSessionStore implements SessionStore {
         const last = rows.at(-1);
         return { entries: toEntries(id, rows), next: last === undefined ? seq : last[0] + 1 };
       },
+      // Also while the store closes (after `closed` is set, before the pool ends).
       release: async (id) => {
-        await this.query(this.queries.watchEnd, [id]);
+        await this.pool.query(this.queries.watchEnd, [id]);
       },
     });
     await this.listener.start();

@@ -172,7 +172,11 @@ describeWithPostgres("PostgresSessionStore schema version 2", (url) => {
   it("notifies only while a session has followers, and delivers every entry once to each", async () => {
     const schema = temporarySchema(url);
     const writers = [0, 1, 2].map(() => PostgresSessionStore.fromUrl(url, { schema }));
-    const follower = PostgresSessionStore.fromUrl(url, { schema });
+    const warnings: string[] = [];
+    const follower = PostgresSessionStore.fromUrl(url, {
+      schema,
+      onWarning: (warning) => warnings.push(warning),
+    });
     const ids = ["f0", "f1", "f2", "f3"];
     for (const id of ids) await follower.createSession(header(id, "/f", "2026-06-01T00:00:00.000Z"));
 
@@ -205,9 +209,21 @@ describeWithPostgres("PostgresSessionStore schema version 2", (url) => {
         );
       }
     }
+    // Midway, the followers' listening connection is cut (as a server restart would): they reconnect and
+    // catch up, still exact.
+    const own = (await listen.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    const cut = async () => {
+      const admin = await client();
+      const { rows } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> $1 AND query = $2`,
+        [own, `LISTEN "arbor_append:${schema}"`],
+      );
+      expect(rows).toHaveLength(1);
+    };
     await Promise.all(
       writers.map(async (writer, index) => {
         for (let round = 0; round < 30; round++) {
+          if (index === 0 && round === 10) await cut();
           const id = ids[(round + index) % ids.length] as string;
           const tag = `w${index}r${round}`;
           await writer.appendEntries(id, [entryOf(id, `${tag}a`), entryOf(id, `${tag}b`)]);
@@ -227,6 +243,7 @@ describeWithPostgres("PostgresSessionStore schema version 2", (url) => {
       .poll(() => [...delivered.values()].map(({ seen }) => seen.length), { timeout: 10_000 })
       .toEqual([...delivered.values()].map(({ session }) => stored.get(session)?.length));
     for (const { session, seen } of delivered.values()) expect(seen).toEqual(stored.get(session));
+    expect(warnings.join("\n")).toMatch(/watch connection .* was lost/);
     await settle();
     expect(new Set(notified)).toEqual(new Set(["f0", "f1"]));
 
@@ -237,5 +254,15 @@ describeWithPostgres("PostgresSessionStore schema version 2", (url) => {
     await settle();
     expect(notified).toEqual([]);
     for (const store of [...writers, follower]) await store.close();
+
+    // Closing the store closes its watches, which uncount themselves.
+    const again = PostgresSessionStore.fromUrl(url, { schema });
+    await again.watch("f2", () => {});
+    await again.watch("f2", () => {});
+    const watched = await listen.query(`SELECT watchers FROM "${schema}".sessions WHERE id = 'f2'`);
+    expect(watched.rows).toEqual([{ watchers: 2 }]);
+    await again.close();
+    const unwatched = await listen.query(`SELECT watchers FROM "${schema}".sessions WHERE id = 'f2'`);
+    expect(unwatched.rows).toEqual([{ watchers: 0 }]);
   });
 });
