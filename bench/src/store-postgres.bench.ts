@@ -14,13 +14,17 @@
  *   summary columns of a table holding them, paged by keyset with the bound on the index.
  *
  * Needs `DATABASE_URL`: `scripts/with-postgres.sh pnpm bench store-postgres`. Tables live in temporary
- * schemas dropped at the end. Sizes: `PG_BENCH_OPEN` (entries, default 60000), `PG_BENCH_APPEND` (2000),
+ * schemas dropped at the end. `PG_BENCH_BEFORE=<dir>` adds another version of the store (the `src` of an
+ * earlier `@arbor/session-store-postgres`, e.g. from `git archive`, placed where its imports resolve) as
+ * a contender in the same rounds, so a change is judged before and after in one run. Sizes: `PG_BENCH_OPEN` (entries, default 60000), `PG_BENCH_APPEND` (2000),
  * `PG_BENCH_FLIGHT` (save points per session in flight, 20), `PG_BENCH_SESSIONS` (2000),
  * `PG_BENCH_ROUNDS` (3).
  */
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Session, type SessionEntry, type SessionOptions } from "@arbor/session-store";
+import { pathToFileURL } from "node:url";
+import { Session, type SessionEntry, type SessionOptions, type SessionStore } from "@arbor/session-store";
 import { PostgresSessionStore } from "@arbor/session-store-postgres";
 import pg from "pg";
 import type { Bench } from "./bench.js";
@@ -114,6 +118,73 @@ async function floorInsert(
 
 let runId = 0;
 
+/** A store under test: this build's, and the earlier one of `PG_BENCH_BEFORE` when set. */
+interface Contender {
+  name: string;
+  store: PostgresSessionStore;
+}
+
+async function contenders(url: string, tag: string): Promise<Contender[]> {
+  const options = { pool: { max: POOL_SIZE } };
+  const list: Contender[] = [
+    {
+      name: "Arbor",
+      store: PostgresSessionStore.fromUrl(url, { ...options, schema: `arbor_bench_store_${tag}` }),
+    },
+  ];
+  const before = process.env.PG_BENCH_BEFORE;
+  if (before !== undefined && before !== "") {
+    const module = (await import(pathToFileURL(resolve(before, "index.ts")).href)) as {
+      PostgresSessionStore: typeof PostgresSessionStore;
+    };
+    const store = module.PostgresSessionStore.fromUrl(url, {
+      ...options,
+      schema: `arbor_bench_before_${tag}`,
+    });
+    list.push({ name: "before", store });
+  }
+  return list;
+}
+
+/** Writes a session of `entries` into `store`, in batches of 500. */
+async function writeSession(store: SessionStore, id: string, entries: Iterable<SessionEntry>): Promise<void> {
+  await store.createSession(header(id, "/bench/open"));
+  let batch: SessionEntry[] = [];
+  for (const entry of entries) {
+    batch.push(entry);
+    if (batch.length === 500) {
+      await store.appendEntries(id, batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await store.appendEntries(id, batch);
+}
+
+/** Appends the save points of each chain, one after the other per chain, all chains at once. */
+function appendChains(store: SessionStore, ids: readonly string[], work: readonly SessionEntry[][][]) {
+  return Promise.all(
+    ids.map(async (id, index) => {
+      let last: string | null = null;
+      for (const entries of work[index] as SessionEntry[][]) {
+        await store.appendEntries(id, entries, { expectedLastEntryId: last });
+        last = entries.at(-1)?.id ?? last;
+      }
+    }),
+  );
+}
+
+/** Every page of `cwd`'s sessions. */
+async function listAll(store: SessionStore, cwd: string): Promise<void> {
+  let cursor: string | undefined;
+  let seen = 0;
+  do {
+    const page = await store.listSessions({ cwd, limit: 50, cursor });
+    seen += page.sessions.length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  if (seen !== SESSIONS) throw new Error(`listed ${seen} sessions`);
+}
+
 const bench: Bench = {
   name: "PostgreSQL session store against its floors",
   async run() {
@@ -122,11 +193,10 @@ const bench: Bench = {
       return ["skipped: set DATABASE_URL (scripts/with-postgres.sh pnpm bench store-postgres)"];
     }
     const tag = randomBytes(4).toString("hex");
-    const storeSchema = `arbor_bench_store_${tag}`;
     const floorSchema = `arbor_bench_floor_${tag}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    const store = PostgresSessionStore.fromUrl(url, { schema: storeSchema, pool: { max: POOL_SIZE } });
+    const stores = await contenders(url, tag);
     const floorPool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
     const lines = [
       `open: Session.open + buildContext of realistic-${OPEN / 1000}k; append: ${APPEND} entries in save ` +
@@ -134,33 +204,29 @@ const bench: Bench = {
         `(pool of ${POOL_SIZE}); list: every page (limit 50) of ${SESSIONS} sessions. ${ROUNDS} rounds, ` +
         "contenders in turn, medians; ratio = time / floor's.",
       "",
-      "| row | floor | Arbor | ratio |",
-      "|---|---|---|---|",
+      `| row | floor | ${stores.map(({ name }) => `${name} | ratio`).join(" | ")} |`,
+      `|---|---|${stores.map(() => "---|---|").join("")}`,
     ];
-    const row = (name: string, floor: number, arbor: number, unit = "ms") =>
-      lines.push(
+    /** One line: the floor, then each contender's time (or rate) and its ratio. */
+    const row = (name: string, floor: number, times: readonly number[], unit: "ms" | "rate" = "ms") => {
+      const rate = (value: number) => `${Math.round(value).toLocaleString("en")}/s`;
+      const cells = times.map((time) =>
         unit === "ms"
-          ? `| ${name} | ${ms(floor)} | ${ms(arbor)} | ${(arbor / floor).toFixed(2)}× |`
-          : `| ${name} | ${Math.round(floor).toLocaleString("en")}/s | ${Math.round(arbor).toLocaleString("en")}/s | ${(floor / arbor).toFixed(2)}× |`,
+          ? `${ms(time)} | ${(time / floor).toFixed(2)}×`
+          : `${rate(time)} | ${(floor / time).toFixed(2)}×`,
       );
+      lines.push(`| ${name} | ${unit === "ms" ? ms(floor) : rate(floor)} | ${cells.join(" | ")} |`);
+    };
     try {
-      await store.connect();
+      for (const { store } of stores) await store.connect();
       await createFloorTables(admin, floorSchema);
 
-      // Open + buildContext.
+      // Open + buildContext: the same session in each contender's tables; the floor reads the first's.
       const openId = "open-realistic";
-      await store.createSession(header(openId, "/bench/open"));
-      let batch: SessionEntry[] = [];
-      for (const entry of realisticEntries(OPEN)) {
-        batch.push(entry);
-        if (batch.length === 500) {
-          await store.appendEntries(openId, batch);
-          batch = [];
-        }
-      }
-      if (batch.length > 0) await store.appendEntries(openId, batch);
-      const contextIds = (await Session.open(store, openId)).buildContext().entryIds;
-      const storeEntries = `${storeSchema}.entries`;
+      for (const { store } of stores) await writeSession(store, openId, realisticEntries(OPEN));
+      const first = (stores[0] as Contender).store;
+      const contextIds = (await Session.open(first, openId)).buildContext().entryIds;
+      const storeEntries = `"${first.schema}".entries`;
       const floorOpen: Timed = () =>
         timed(async () => {
           const tree = await floorPool.query({
@@ -176,126 +242,98 @@ const bench: Bench = {
           });
           return bodies.rows.map((body) => JSON.parse(body[0] as string));
         });
-      const arborOpen =
-        (options?: SessionOptions): Timed =>
+      const open =
+        (store: SessionStore, options?: SessionOptions): Timed =>
         () =>
           timed(async () => (await Session.open(store, openId, options)).buildContext());
-      const contextOption = { bodies: "context" } as unknown as SessionOptions;
-      const [openFloor, openDefault, openContext] = await rounds([
+      const [openFloor, ...openTimes] = await rounds([
         floorOpen,
-        arborOpen(),
-        arborOpen(contextOption),
+        ...stores.flatMap(({ store }) => [open(store), open(store, { bodies: "context" })]),
       ]);
+      const context = `${contextIds.length} context entries`;
       row(
-        `open + buildContext, realistic ${OPEN / 1000}k (${contextIds.length} context entries), Session.open default`,
+        `open + buildContext, realistic ${OPEN / 1000}k (${context}), Session.open default`,
         openFloor as number,
-        openDefault as number,
+        openTimes.filter((_, index) => index % 2 === 0),
       );
-      row(`the same, Session.open(…, { bodies: "context" })`, openFloor as number, openContext as number);
+      row(
+        `the same, Session.open(…, { bodies: "context" })`,
+        openFloor as number,
+        openTimes.filter((_, index) => index % 2 === 1),
+      );
 
-      // Append, one save point at a time.
-      const appendArbor: Timed = async () => {
-        const id = `append-${runId++}`;
-        await store.createSession(header(id, "/bench/append"));
-        const batches = saveBatches(id, APPEND);
-        return timed(async () => {
-          let last: string | null = null;
-          for (const entries of batches) {
-            await store.appendEntries(id, entries, { expectedLastEntryId: last });
-            last = entries.at(-1)?.id ?? last;
-          }
-        });
+      // Append, one save point at a time (one chain), and 64 chains in flight.
+      const chains = (count: number, entries: number) => {
+        const ids = Array.from({ length: count }, () => `append-${runId++}`);
+        return { ids, work: ids.map((id) => saveBatches(id, entries)) };
       };
-      const appendFloor: Timed = async () => {
-        const id = `append-${runId++}`;
-        const batches = saveBatches(id, APPEND);
-        return timed(async () => {
-          let seq = 0;
-          for (const entries of batches) {
-            await floorInsert(floorPool, floorSchema, id, seq, entries);
-            seq += entries.length;
-          }
-        });
-      };
-      const [appendFloorMs, appendArborMs] = await rounds([appendFloor, appendArbor]);
+      const arborAppend =
+        (store: SessionStore, count: number, entries: number): Timed =>
+        async () => {
+          const { ids, work } = chains(count, entries);
+          for (const id of ids) await store.createSession(header(id, "/bench/append"));
+          return timed(() => appendChains(store, ids, work));
+        };
+      const floorAppend =
+        (count: number, entries: number): Timed =>
+        async () => {
+          const { ids, work } = chains(count, entries);
+          return timed(() =>
+            Promise.all(
+              ids.map(async (id, index) => {
+                let seq = 0;
+                for (const batch of work[index] as SessionEntry[][]) {
+                  await floorInsert(floorPool, floorSchema, id, seq, batch);
+                  seq += batch.length;
+                }
+              }),
+            ),
+          );
+        };
+      const [appendFloorMs, ...appendTimes] = await rounds([
+        floorAppend(1, APPEND),
+        ...stores.map(({ store }) => arborAppend(store, 1, APPEND)),
+      ]);
       row(
         `append ${APPEND} entries, one save point of ${SAVE_POINT} at a time`,
         appendFloorMs as number,
-        appendArborMs as number,
+        appendTimes,
       );
-
-      // 64 in flight.
-      const flightCount = IN_FLIGHT * FLIGHT_BATCHES * SAVE_POINT;
-      const flightArbor: Timed = async () => {
-        const ids = Array.from({ length: IN_FLIGHT }, () => `flight-${runId++}`);
-        for (const id of ids) await store.createSession(header(id, "/bench/flight"));
-        const work = ids.map((id) => saveBatches(id, FLIGHT_BATCHES * SAVE_POINT));
-        return timed(() =>
-          Promise.all(
-            ids.map(async (id, index) => {
-              let last: string | null = null;
-              for (const entries of work[index] as SessionEntry[][]) {
-                await store.appendEntries(id, entries, { expectedLastEntryId: last });
-                last = entries.at(-1)?.id ?? last;
-              }
-            }),
-          ),
-        );
-      };
-      const flightFloor: Timed = async () => {
-        const ids = Array.from({ length: IN_FLIGHT }, () => `flight-${runId++}`);
-        const work = ids.map((id) => saveBatches(id, FLIGHT_BATCHES * SAVE_POINT));
-        return timed(() =>
-          Promise.all(
-            ids.map(async (id, index) => {
-              let seq = 0;
-              for (const entries of work[index] as SessionEntry[][]) {
-                await floorInsert(floorPool, floorSchema, id, seq, entries);
-                seq += entries.length;
-              }
-            }),
-          ),
-        );
-      };
-      const [flightFloorMs, flightArborMs] = await rounds([flightFloor, flightArbor]);
+      const flightEntries = FLIGHT_BATCHES * SAVE_POINT;
+      const flightCount = IN_FLIGHT * flightEntries;
+      const [flightFloorMs, ...flightTimes] = await rounds([
+        floorAppend(IN_FLIGHT, flightEntries),
+        ...stores.map(({ store }) => arborAppend(store, IN_FLIGHT, flightEntries)),
+      ]);
       row(
-        `append, ${IN_FLIGHT} sessions in flight (entries/s; ratio = floor's rate / Arbor's)`,
+        `append, ${IN_FLIGHT} sessions in flight (entries/s; ratio = floor's rate / the store's)`,
         flightCount / ((flightFloorMs as number) / 1000),
-        flightCount / ((flightArborMs as number) / 1000),
+        flightTimes.map((time) => flightCount / (time / 1000)),
         "rate",
       );
 
       // Listing.
       const cwd = "/bench/list";
-      const listed = saveBatches("list", 2);
+      const listed = saveBatches("list", 2)[0] as SessionEntry[];
       for (let index = 0; index < SESSIONS; index++) {
         const id = `list-${index}`;
         const head = header(id, cwd);
-        await store.createSession(head);
-        const entries = (listed[0] as SessionEntry[]).slice(0, 2).map((entry, n) => ({
+        const entries = listed.map((entry, n) => ({
           ...entry,
           id: `${id}-${n}`,
           parentId: n === 0 ? null : `${id}-0`,
           timestamp: timestamp(),
         })) as SessionEntry[];
-        await store.appendEntries(id, entries);
+        for (const { store } of stores) {
+          await store.createSession(head);
+          await store.appendEntries(id, entries);
+        }
         const updated = entries.at(-1)?.timestamp as string;
         await admin.query(
           `INSERT INTO ${floorSchema}.summaries VALUES ($1, $2, $3, $4, $5, 2, NULL, NULL, $6)`,
           [id, cwd, head.timestamp, updated, Date.parse(updated), `first message of ${id}`],
         );
       }
-      const listArbor: Timed = () =>
-        timed(async () => {
-          let cursor: string | undefined;
-          let seen = 0;
-          do {
-            const page = await store.listSessions({ cwd, limit: 50, cursor });
-            seen += page.sessions.length;
-            cursor = page.nextCursor;
-          } while (cursor !== undefined);
-          if (seen !== SESSIONS) throw new Error(`listed ${seen} sessions`);
-        });
       const listFloor: Timed = () =>
         timed(async () => {
           let after: [number, string] | undefined;
@@ -316,12 +354,19 @@ const bench: Bench = {
           }
           if (seen !== SESSIONS) throw new Error(`floor listed ${seen} sessions`);
         });
-      const [listFloorMs, listArborMs] = await rounds([listFloor, listArbor]);
-      row(`list ${SESSIONS} sessions, every page of 50`, listFloorMs as number, listArborMs as number);
+      const [listFloorMs, ...listTimes] = await rounds([
+        listFloor,
+        ...stores.map(
+          ({ store }): Timed =>
+            () =>
+              timed(() => listAll(store, cwd)),
+        ),
+      ]);
+      row(`list ${SESSIONS} sessions, every page of 50`, listFloorMs as number, listTimes);
     } finally {
-      await store.close();
+      for (const { store } of stores) await store.close();
       await floorPool.end();
-      await admin.query(`DROP SCHEMA IF EXISTS ${storeSchema} CASCADE`);
+      for (const { store } of stores) await admin.query(`DROP SCHEMA IF EXISTS "${store.schema}" CASCADE`);
       await admin.query(`DROP SCHEMA IF EXISTS ${floorSchema} CASCADE`);
       await admin.end();
     }
