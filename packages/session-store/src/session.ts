@@ -120,7 +120,9 @@ export class Session {
    */
   static async open(store: SessionStore, sessionId: string, options?: SessionOptions): Promise<Session> {
     const deferred = options?.bodies === "context";
-    const stored = await store.readSession(sessionId, deferred ? { deferBodies: true } : undefined);
+    const stored = deferred
+      ? await store.readSession(sessionId, { deferBodies: true })
+      : await store.readSession(sessionId);
     const version = stored.header.version as unknown;
     if (typeof version !== "number" || version < CURRENT_SESSION_VERSION) {
       throw new UnsupportedSessionVersionError(sessionId, version);
