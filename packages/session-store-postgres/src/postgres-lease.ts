@@ -24,6 +24,8 @@ export interface PostgresLeasesOptions {
 
 /** How long a refused lease waits for the holder to write its `leases` row before naming it by backend. */
 const HOLDER_ROW_WAIT_MS = 500;
+/** How often a lease is tried again when its holder released it while being named. */
+const RELEASED_RETRIES = 3;
 
 /** The advisory lock key of a session: the first 8 bytes of a SHA-256, as a signed 64-bit integer. */
 export function leaseKey(schema: string, sessionId: string): bigint {
@@ -61,12 +63,17 @@ export class PostgresLeases {
     try {
       const exists = await client.query(`SELECT 1 FROM ${quoted}.sessions WHERE id = $1`, [sessionId]);
       if (exists.rowCount === 0) throw new SessionNotFoundError(sessionId);
-      const taken = await client.query<{ taken: boolean }>(
-        "SELECT pg_try_advisory_lock($1::bigint) AS taken",
-        [key.toString()],
-      );
-      if (taken.rows[0]?.taken !== true)
-        throw new SessionLockedError(sessionId, await this.holderOf(sessionId, key));
+      // A holder that releases while it is being named was no reason to refuse: try again.
+      for (let attempt = 0; ; attempt++) {
+        const taken = await client.query<{ taken: boolean }>(
+          "SELECT pg_try_advisory_lock($1::bigint) AS taken",
+          [key.toString()],
+        );
+        if (taken.rows[0]?.taken === true) break;
+        const holder = await this.holderOf(sessionId, key);
+        if (holder !== undefined || attempt === RELEASED_RETRIES)
+          throw new SessionLockedError(sessionId, holder ?? this.unknownHolder(undefined));
+      }
       const since = new Date().toISOString();
       try {
         await client.query(
@@ -123,8 +130,11 @@ export class PostgresLeases {
     }
   }
 
-  /** Who holds the lock of `key`: its `leases` row when that row is the lock holder's, else its backend. */
-  private async holderOf(sessionId: string, key: bigint): Promise<string> {
+  /**
+   * Who holds the lock of `key`: its `leases` row when that row is the lock holder's, else its backend;
+   * undefined when nobody holds it any more (released while we looked).
+   */
+  private async holderOf(sessionId: string, key: bigint): Promise<string | undefined> {
     const unsigned = BigInt.asUintN(64, key);
     const client = await this.connection();
     const deadline = Date.now() + HOLDER_ROW_WAIT_MS;
@@ -145,13 +155,18 @@ export class PostgresLeases {
         [sessionId, (unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
       );
       const row = rows[0];
-      backend = row?.backend;
-      if (row !== undefined && row.row_backend === row.backend && row.pid !== null)
+      if (row === undefined) return undefined;
+      backend = row.backend;
+      if (row.row_backend === row.backend && row.pid !== null)
         return `pid ${row.pid}@${row.host} since ${row.since}`;
-      // The holder has the lock but has not written its row yet (or has just released it): look again.
+      // The holder has the lock but has not written its row yet: look again.
       if (Date.now() > deadline) break;
       await sleep(50);
     }
+    return this.unknownHolder(backend);
+  }
+
+  private unknownHolder(backend: number | undefined): string {
     return `another process (PostgreSQL backend pid ${backend ?? "unknown"} on ${describeServer(this.options.address)})`;
   }
 

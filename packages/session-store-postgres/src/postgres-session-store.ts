@@ -5,7 +5,9 @@
 import { InvalidArgumentError } from "@arbor/ai-providers";
 import {
   type AppendOptions,
+  EAGER_BODY_TYPES,
   type ListSessionsQuery,
+  type ReadSessionOptions,
   type SessionAppendListener,
   SessionConflictError,
   type SessionEntry,
@@ -17,6 +19,7 @@ import {
   type SessionSummary,
   type SessionWatch,
   type SessionWriterLease,
+  type StoredEntry,
   type StoredSession,
 } from "@arbor/session-store";
 import {
@@ -24,16 +27,16 @@ import {
   encodeEntryBatch,
   encodeListingCursor,
   entryJson,
-  JsonTextEntry,
   listingTime,
   parseStoredHeader,
-  storedMessageText,
 } from "@arbor/session-store/backend";
 import pg from "pg";
+import { appendValues } from "./append-values.js";
+import { DeferredJsonEntry } from "./deferred-entry.js";
 import { describeServer, explainConnectionError, type ServerAddress } from "./errors.js";
 import { PostgresLeases } from "./postgres-lease.js";
 import { PostgresListener } from "./postgres-watch.js";
-import { type StoreQueries, storeQueries } from "./queries.js";
+import { PREPARED_APPEND_ROWS, type StoreQueries, storeQueries } from "./queries.js";
 import { migrateSchema, quoteIdentifier } from "./schema.js";
 
 /** Options of {@link PostgresSessionStore}. */
@@ -54,7 +57,7 @@ export interface PostgresSessionStoreOptions {
 
 const DEFAULT_PAGE_SIZE = 50;
 
-type EntryRow = [seq: number, type: string, id: string, parentId: string | null, body: string];
+type EntryRow = [seq: number, type: string, id: string, parentId: string | null, body: string | null];
 
 interface SessionRow {
   id: string;
@@ -64,20 +67,21 @@ interface SessionRow {
   message_count: number;
   name: string | null;
   parent_session: string | null;
-  /** The body of the first user message entry, if any. */
-  first_user: string | null;
+  /** The text of the first user message ('' when it has none), NULL before one. */
+  first_message: string | null;
 }
 
 /**
  * A {@link SessionStore} in PostgreSQL: a `sessions` row per session (the header's JSON and the
- * listing summary, kept up to date on every append) and an `entries` row per entry (its JSON exactly as
- * appended, in a `json` column, which keeps the text byte for byte).
+ * listing summary — first message included — kept up to date on every append) and an `entries` row per
+ * entry (its JSON exactly as appended, in a `json` column, which keeps the text byte for byte).
  *
  * An append is one statement, so one transaction: an `UPDATE … WHERE last_entry_id = $expected` on
  * the session row (the row lock serializes writers on every machine; the database does the
- * compare-and-set), the entry rows with their `(session, seq)` primary key, and a `NOTIFY` for
- * {@link PostgresSessionStore.watch}. The schema is created and migrated on first use under an
- * advisory lock. Passes `describeSessionStore()`.
+ * compare-and-set), the entry rows with their `(session, seq)` primary key (a prepared multi-row
+ * statement per batch size), and a `NOTIFY` for {@link PostgresSessionStore.watch} when the session has
+ * followers. The schema is created and migrated on first use under an advisory lock. Passes
+ * `describeSessionStore()`.
  */
 export class PostgresSessionStore implements SessionStore {
   /** The PostgreSQL schema of the tables. */
@@ -192,7 +196,8 @@ export class PostgresSessionStore implements SessionStore {
 
   /**
    * Contract: see {@link SessionStore.appendEntries}. One statement: the compare-and-set on the
-   * session row, the rows and the notification commit together or not at all. Throws
+   * session row, the rows and the notification (sent only while the session has followers) commit
+   * together or not at all. Throws
    * `InvalidArgumentError` (storing nothing) for an entry that is not JSON data or lacks its tree fields.
    */
   async appendEntries(
@@ -209,56 +214,64 @@ export class PostgresSessionStore implements SessionStore {
       }
       return;
     }
-    const { rows } = await this.query(this.queries.append, [
-      sessionId,
-      batch.rows.length,
-      batch.rows.at(-1)?.id,
-      batch.messages,
-      batch.name !== undefined,
-      batch.name ?? null,
-      batch.updatedAt ?? null,
-      batch.updatedAt === undefined ? null : listingTime(batch.updatedAt),
-      expected !== undefined,
-      expected ?? null,
-      batch.rows.map((row) => row.id),
-      batch.rows.map((row) => row.parentId),
-      batch.rows.map((row) => row.type),
-      batch.rows.map((row) => row.body),
-      this.channel,
-    ]);
+    const size = batch.rows.length;
+    const { rows } = await this.query(
+      this.queries.append(size),
+      appendValues(sessionId, entries, batch, expected, this.channel),
+      size <= PREPARED_APPEND_ROWS ? `arbor-append-${size}` : undefined,
+    );
     if (rows.length === 1) return;
     const state = await this.sessionState(sessionId);
     throw new SessionConflictError(sessionId, expected ?? null, state.lastEntryId);
   }
 
   /**
-   * Contract: see {@link SessionStore.readSession}. Reads the tree columns and JSON text of every row
-   * in one query; bodies are parsed when `entry()` asks. The database only accepts valid JSON, and a
-   * row whose text disagrees with its columns makes its `entry()` throw `SessionCorruptError`.
+   * Contract: see {@link SessionStore.readSession}. Reads the header and the tree columns and JSON text
+   * of every row (two queries at once); bodies are parsed when `entry()` asks. With
+   * `options.deferBodies` the text comes only for the rows of `EAGER_BODY_TYPES`, and the returned
+   * `loadEntries` fetches the rest by `seq` (one query per call). The database only accepts valid JSON,
+   * and a row whose text disagrees with its columns makes its `entry()` throw `SessionCorruptError`.
    */
-  async readSession(sessionId: string): Promise<StoredSession> {
-    const header = await this.query<{ header: string }>(this.queries.header, [sessionId]);
+  async readSession(sessionId: string, options?: ReadSessionOptions): Promise<StoredSession> {
+    const deferred = options?.deferBodies === true;
+    const [header, { rows }] = await Promise.all([
+      this.query<{ header: string }>(this.queries.header, [sessionId]),
+      deferred
+        ? this.queryArrays(this.queries.entryTree, [sessionId, EAGER_BODY_TYPES])
+        : this.queryArrays(this.queries.entriesFrom, [sessionId, 0]),
+    ]);
     const text = header.rows[0]?.header;
     if (text === undefined) throw new SessionNotFoundError(sessionId);
     const parsed = parseStoredHeader(sessionId, text);
-    const { rows } = await this.queryArrays(this.queries.entriesFrom, [sessionId, 0]);
-    return { header: parsed, entries: toEntries(sessionId, rows), warnings: [] };
+    const entries = toEntries(sessionId, rows);
+    if (!deferred) return { header: parsed, entries, warnings: [] };
+    return {
+      header: parsed,
+      entries,
+      warnings: [],
+      loadEntries: (wanted) => this.loadBodies(sessionId, wanted),
+    };
   }
 
-  /** Contract: see {@link SessionStore.listSessions}; one indexed keyset query, nothing parsed. */
+  /** Contract: see {@link SessionStore.listSessions}; one keyset query bounded on its index, nothing parsed. */
   async listSessions(query?: ListSessionsQuery): Promise<SessionPage> {
     const limit = query?.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new InvalidArgumentError(`listSessions: limit must be a positive integer, received ${limit}.`);
     }
     const after = query?.cursor === undefined ? undefined : decodeListingCursor(query.cursor);
-    const text = query?.cwd === undefined ? this.queries.listAll : this.queries.listCwd;
-    const { rows } = await this.query<SessionRow>(text, [
-      query?.cwd ?? null,
-      after === undefined ? null : listingTime(after.updatedAt),
-      after?.id ?? null,
-      limit + 1,
-    ]);
+    const cwd = query?.cwd === undefined ? [] : [query.cwd];
+    const keyset = after === undefined ? [] : [listingTime(after.updatedAt), after.id];
+    const { queries } = this;
+    const text =
+      query?.cwd === undefined
+        ? after === undefined
+          ? queries.listAll
+          : queries.listAllAfter
+        : after === undefined
+          ? queries.listCwd
+          : queries.listCwdAfter;
+    const { rows } = await this.query<SessionRow>(text, [...cwd, ...keyset, limit + 1]);
     const sessions = rows.slice(0, limit).map(toSummary);
     const last = sessions.at(-1);
     if (rows.length <= limit || last === undefined) return { sessions };
@@ -290,12 +303,26 @@ export class PostgresSessionStore implements SessionStore {
         const last = rows.at(-1);
         return { entries: toEntries(id, rows), next: last === undefined ? seq : last[0] + 1 };
       },
+      // Also while the store closes (after `closed` is set, before the pool ends).
+      release: async (id) => {
+        await this.pool.query(this.queries.watchEnd, [id]);
+      },
     });
     await this.listener.start();
-    const state = await this.query<{ entry_count: number }>(this.queries.sessionState, [sessionId]);
-    const from = state.rows[0]?.entry_count;
+    // Registered before the session row counts it, so a notification that overtakes the count's answer
+    // is kept for it; the count is taken under the row's lock, so every append committed after it sees
+    // the follower and notifies.
+    const watch = this.listener.add(sessionId, onAppend);
+    let from: number | undefined;
+    try {
+      const state = await this.query<{ entry_count: number }>(this.queries.watchStart, [sessionId]);
+      from = state.rows[0]?.entry_count;
+    } finally {
+      if (from === undefined) this.listener.remove(watch);
+    }
     if (from === undefined) throw new SessionNotFoundError(sessionId);
-    return this.listener.add(sessionId, from, onAppend);
+    watch.begin(from);
+    return watch;
   }
 
   /**
@@ -334,10 +361,11 @@ export class PostgresSessionStore implements SessionStore {
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values: unknown[],
+    name?: string,
   ): Promise<pg.QueryResult<R>> {
     await this.connect();
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(name === undefined ? { text, values } : { name, text, values });
     } catch (error) {
       throw explainConnectionError(error, this.address);
     }
@@ -351,11 +379,27 @@ export class PostgresSessionStore implements SessionStore {
       throw explainConnectionError(error, this.address);
     }
   }
+
+  /** The bodies of `wanted` not loaded yet (see {@link readSession}). */
+  private async loadBodies(sessionId: string, wanted: readonly StoredEntry[]): Promise<void> {
+    const missing = new Map<number, DeferredJsonEntry>();
+    for (const entry of wanted) {
+      if (entry instanceof DeferredJsonEntry && !entry.loaded) missing.set(entry.seq, entry);
+    }
+    if (missing.size === 0) return;
+    const { rows } = await this.query<{ seq: number; body: string }>(this.queries.entryBodies, [
+      sessionId,
+      [...missing.keys()],
+    ]);
+    for (const row of rows) missing.get(row.seq)?.load(row.body);
+    for (const entry of missing.values()) if (!entry.loaded) throw new SessionNotFoundError(sessionId);
+  }
 }
 
-function toEntries(sessionId: string, rows: readonly EntryRow[]): JsonTextEntry[] {
+function toEntries(sessionId: string, rows: readonly EntryRow[]): DeferredJsonEntry[] {
   return rows.map(
-    ([seq, type, id, parentId, body]) => new JsonTextEntry(sessionId, seq, type, id, parentId, body),
+    ([seq, type, id, parentId, body]) =>
+      new DeferredJsonEntry(sessionId, seq, type, id, parentId, body ?? undefined),
   );
 }
 
@@ -396,7 +440,6 @@ function toSummary(row: SessionRow): SessionSummary {
   };
   if (row.name !== null) summary.name = row.name;
   if (row.parent_session !== null) summary.parentSession = row.parent_session;
-  const firstMessage = storedMessageText(row.first_user);
-  if (firstMessage !== undefined) summary.firstMessage = firstMessage;
+  if (row.first_message !== null && row.first_message !== "") summary.firstMessage = row.first_message;
   return summary;
 }

@@ -1,7 +1,8 @@
 /**
  * The live followers of {@link PostgresSessionStore.watch}: one connection that `LISTEN`s on the
  * store's channel; each notification names a session, and its watches read the rows after the last
- * one they delivered.
+ * one they delivered. A session notifies only while its row counts followers (`watchers`): a watch
+ * counts itself when it starts and uncounts itself when it closes (`release`).
  */
 import type { SessionAppendListener, SessionWatch, StoredEntry } from "@arbor/session-store";
 import pg from "pg";
@@ -15,28 +16,48 @@ export interface PostgresListenerOptions {
   warn: (message: string) => void;
   /** The rows of `sessionId` from `seq` on, and the `seq` after the last of them. */
   readFrom: (sessionId: string, seq: number) => Promise<{ entries: StoredEntry[]; next: number }>;
+  /**
+   * Uncounts a closed watch of `sessionId` (the session then stops notifying when none is left).
+   *
+   * Contract: may throw (the failure is reported as a warning; the session then keeps notifying).
+   */
+  release: (sessionId: string) => Promise<void>;
 }
 
 /** Delay before reconnecting a lost listening connection (ms). */
 const RECONNECT_DELAY_MS = 500;
 
-/** One watch: where it is in its session, and its delivery loop (one read at a time). */
-class PostgresWatch implements SessionWatch {
+/**
+ * One watch: where it is in its session (unknown until {@link begin}), and its delivery loop (one read
+ * at a time).
+ */
+export class PostgresWatch implements SessionWatch {
   private reading: Promise<void> | undefined;
   private again = false;
+  private next: number | undefined;
+  private counted = false;
   closed = false;
 
   constructor(
     readonly sessionId: string,
-    private next: number,
     private readonly onAppend: SessionAppendListener,
     private readonly listener: PostgresListener,
   ) {}
 
+  /**
+   * Starts delivering from row `seq` (the count the session row gave when it counted this watch); a
+   * notification that came before is served now.
+   */
+  begin(seq: number): void {
+    this.next = seq;
+    this.counted = true;
+    if (this.again) this.poke();
+  }
+
   /** Reads what was appended since the last delivery; a call during a read makes it read once more. */
   poke(): void {
     if (this.closed) return;
-    if (this.reading !== undefined) {
+    if (this.reading !== undefined || this.next === undefined) {
       this.again = true;
       return;
     }
@@ -50,13 +71,20 @@ class PostgresWatch implements SessionWatch {
     this.closed = true;
     this.listener.remove(this);
     await this.reading;
+    if (!this.counted) return;
+    await this.listener.options.release(this.sessionId).catch((error: unknown) => {
+      this.listener.options.warn(
+        `watch of ${this.sessionId}: could not uncount the follower (${(error as Error).message}); ` +
+          "its appends keep notifying",
+      );
+    });
   }
 
   private async drain(): Promise<void> {
     do {
       this.again = false;
       try {
-        const { entries, next } = await this.listener.options.readFrom(this.sessionId, this.next);
+        const { entries, next } = await this.listener.options.readFrom(this.sessionId, this.next as number);
         if (this.closed) return;
         this.next = next;
         if (entries.length > 0) this.onAppend(entries);
@@ -92,9 +120,9 @@ export class PostgresListener {
     return this.starting;
   }
 
-  /** Registers a watch that delivers from `seq` on. */
-  add(sessionId: string, seq: number, onAppend: SessionAppendListener): SessionWatch {
-    const watch = new PostgresWatch(sessionId, seq, onAppend, this);
+  /** Registers a watch; it delivers once {@link PostgresWatch.begin} says from where. */
+  add(sessionId: string, onAppend: SessionAppendListener): PostgresWatch {
+    const watch = new PostgresWatch(sessionId, onAppend, this);
     this.watches.add(watch);
     return watch;
   }

@@ -3,11 +3,39 @@
  * `schema_version` table holds the version, and every start takes a transaction-level advisory lock
  * before looking, so processes starting at once migrate one after the other.
  */
+import { storedMessageText } from "@arbor/session-store/backend";
 import type pg from "pg";
 import { PostgresSchemaTooNewError } from "./errors.js";
 
-/** Migrations in order, `$S` standing for the quoted schema name: index 0 takes it to version 1. */
-const MIGRATIONS: readonly string[] = [
+/**
+ * One migration: SQL with `$S` standing for the quoted schema name, or a function given the client and
+ * that name.
+ */
+type Migration = string | ((client: pg.ClientBase, schema: string) => Promise<void>);
+
+/**
+ * Version 2: the listing's first message kept in the session row (the text, `''` for a first user
+ * message without text, NULL before any), filled in from the entries of existing sessions; and the
+ * number of live followers, which decides whether an append notifies.
+ */
+async function summaryColumns(client: pg.ClientBase, schema: string): Promise<void> {
+  await client.query(
+    `ALTER TABLE ${schema}.sessions ADD COLUMN first_message text, ADD COLUMN watchers integer NOT NULL DEFAULT 0`,
+  );
+  const { rows } = await client.query<{ session_id: string; body: string }>(
+    `SELECT DISTINCT ON (session_id) session_id, body::text AS body FROM ${schema}.entries
+      WHERE type = 'message' AND body->'message'->>'role' = 'user' ORDER BY session_id, seq`,
+  );
+  if (rows.length === 0) return;
+  await client.query(
+    `UPDATE ${schema}.sessions s SET first_message = f.text
+      FROM unnest($1::text[], $2::text[]) AS f (id, text) WHERE s.id = f.id`,
+    [rows.map((row) => row.session_id), rows.map((row) => storedMessageText(row.body) ?? "")],
+  );
+}
+
+/** Migrations in order: index 0 takes the schema to version 1. */
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE $S.sessions (
     id text COLLATE "C" PRIMARY KEY,
@@ -36,6 +64,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX entries_by_id ON $S.entries (session_id, id);
   CREATE INDEX entries_by_parent ON $S.entries (session_id, parent_id);
   `,
+  summaryColumns,
 ];
 
 /**
@@ -81,7 +110,9 @@ export async function migrateSchema(client: pg.ClientBase, schema: string): Prom
       throw new PostgresSchemaTooNewError(schema, version, POSTGRES_SCHEMA_VERSION);
     }
     for (let next = version; next < POSTGRES_SCHEMA_VERSION; next++) {
-      await client.query((MIGRATIONS[next] as string).replaceAll("$S", quoted));
+      const migration = MIGRATIONS[next] as Migration;
+      if (typeof migration === "string") await client.query(migration.replaceAll("$S", quoted));
+      else await migration(client, quoted);
     }
     if (rows.length === 0) {
       await client.query(`INSERT INTO ${quoted}.schema_version (version) VALUES ($1)`, [

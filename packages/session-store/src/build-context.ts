@@ -37,7 +37,7 @@ export interface SessionContext {
 }
 
 /** The entries of a compaction's kept span (from `firstKeptEntryId` to its parent), computed once. */
-function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntry): readonly number[] {
+export function keptSpan(index: SessionIndex, compaction: number, entry: CompactionEntry): readonly number[] {
   const cached = index.keptSpans.get(compaction);
   if (cached !== undefined) return cached;
   let span: number[] = [];

@@ -152,3 +152,23 @@ export class UnsupportedSessionVersionError extends ArborError {
     this.name = "UnsupportedSessionVersionError";
   }
 }
+
+/**
+ * An entry's body was asked for before it was loaded: the session was opened with `bodies: "context"`
+ * (`Session.open`), which reads the tree and only the bodies its context needs, from a store that can
+ * leave bodies out (`readSession` with `deferBodies`). Load them first with `await session.loadEntries()`
+ * (every entry, or the ids named), or open the session with the default `bodies: "all"`.
+ */
+export class EntryNotLoadedError extends ArborError {
+  constructor(
+    readonly sessionId: string,
+    readonly entryId: string,
+  ) {
+    super(
+      "entry_not_loaded",
+      `Entry "${entryId}" of session "${sessionId}" was opened without its body (Session.open with ` +
+        `bodies: "context"); call await session.loadEntries() before reading it.`,
+    );
+    this.name = "EntryNotLoadedError";
+  }
+}

@@ -59,6 +59,7 @@ export {
 } from "./entries.js";
 export { compactionSummaryMessage, entryMessage } from "./entry-message.js";
 export {
+  EntryNotLoadedError,
   SessionConflictError,
   SessionCorruptError,
   SessionEntryNotFoundError,
@@ -103,16 +104,18 @@ export type {
   SessionOptions,
 } from "./session-options.js";
 export type { SessionEntryRef, SessionTreeNode } from "./session-tree.js";
-export type {
-  AppendOptions,
-  ListSessionsQuery,
-  SessionAppendListener,
-  SessionPage,
-  SessionStore,
-  SessionSummary,
-  SessionWatch,
-  SessionWriterLease,
-  StoredEntry,
-  StoredSession,
+export {
+  type AppendOptions,
+  EAGER_BODY_TYPES,
+  type ListSessionsQuery,
+  type ReadSessionOptions,
+  type SessionAppendListener,
+  type SessionPage,
+  type SessionStore,
+  type SessionSummary,
+  type SessionWatch,
+  type SessionWriterLease,
+  type StoredEntry,
+  type StoredSession,
 } from "./store.js";
 export { VERSION } from "./version.js";

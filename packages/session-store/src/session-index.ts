@@ -1,4 +1,5 @@
 import type { SessionEntry } from "./entries.js";
+import { EntryNotLoadedError } from "./errors.js";
 import { repairSessionEntry } from "./lenient-read.js";
 import { filledFieldNotice, type SessionNotice } from "./session-notices.js";
 import type { StoredEntry } from "./store.js";
@@ -10,6 +11,11 @@ const SETTINGS_TYPES: ReadonlySet<string> = new Set([
   "model_change",
   "active_tools_change",
 ]);
+
+/** `SETTINGS_TYPES.has(type)`, without hashing the type of every other entry (they all end in `_change`). */
+function isSettingsType(type: string): boolean {
+  return type.endsWith("_change") && SETTINGS_TYPES.has(type);
+}
 
 /** Parse state of an entry: not read yet, read and valid, or unreadable / invalid. */
 const UNREAD = 0;
@@ -98,6 +104,11 @@ export class SessionIndex {
     return (this.stored[order] as StoredEntry).type;
   }
 
+  /** The stored entry at `order` (for a store's `loadEntries`). */
+  storedAt(order: number): StoredEntry {
+    return this.stored[order] as StoredEntry;
+  }
+
   /** The parent's order, or {@link NONE} for a root. */
   parentOf(order: number): number {
     return this.parents[order] as number;
@@ -163,7 +174,7 @@ export class SessionIndex {
     this.parents[order] = parent;
     this.compactionAnchors[order] =
       type === "compaction" ? order : parent === NONE ? NONE : (this.compactionAnchors[parent] as number);
-    this.settingsAnchors[order] = SETTINGS_TYPES.has(type)
+    this.settingsAnchors[order] = isSettingsType(type)
       ? order
       : parent === NONE
         ? NONE
@@ -233,7 +244,8 @@ export class SessionIndex {
 
   /**
    * The full entry (unknown fields kept), parsed on first use; undefined when it cannot be read (an
-   * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}).
+   * entry that is valid JSON but invalid for its type is returned: see {@link validEntry}). Throws
+   * `EntryNotLoadedError` (marking nothing) for a body the store left out and nobody loaded.
    */
   entry(order: number): SessionEntry | undefined {
     const value = this.values[order];
@@ -244,6 +256,8 @@ export class SessionIndex {
       this.values[order] = parsed;
       return parsed;
     } catch (error) {
+      // Not loaded is not unreadable: the caller is told to load it, and nothing is marked.
+      if (error instanceof EntryNotLoadedError) throw error;
       this.states[order] = INVALID;
       this.warn(
         "unreadable_entry",

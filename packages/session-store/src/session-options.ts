@@ -6,6 +6,16 @@ import type { CustomMessageEntrySchema, SessionEntry } from "./entries.js";
 export interface SessionOptions {
   /** The clock for entry timestamps (default `() => new Date()`). */
   now?: () => Date;
+  /**
+   * Which bodies `Session.open` reads (ignored by `Session.create`): `"all"` (default) — every entry is
+   * readable at once; `"context"` — from a store that can leave bodies out (PostgreSQL), only the tree,
+   * the small entries of `EAGER_BODY_TYPES` and the bodies the current leaf's context needs; reading any
+   * other entry's body (`getEntry`, `getBranch`, the tree's `entry()`, the context of another leaf)
+   * throws `EntryNotLoadedError` until `await session.loadEntries()` loads it. Stores that read bodies
+   * lazily anyway (JSONL, SQLite, memory) open the same either way. See
+   * docs/decisions/0019-deferred-entry-bodies.md.
+   */
+  bodies?: "all" | "context";
 }
 
 /** Options of `Session.create`. */

@@ -5,6 +5,7 @@ import {
   type SessionSettings,
   sessionSettings,
 } from "./build-context.js";
+import { contextOrders } from "./context-bodies.js";
 import {
   type ActiveToolsChangeEntry,
   type BranchSummaryEntry,
@@ -66,6 +67,8 @@ export class Session {
   private headerStored = true;
   private flushChain: Promise<void> = Promise.resolve();
   private readonly now: () => Date;
+  /** The store's loader of left-out bodies (a session opened with `bodies: "context"`). */
+  private loader: StoredSession["loadEntries"];
 
   private constructor(
     /** The store the session reads from and flushes to. */
@@ -112,9 +115,14 @@ export class Session {
    * `UnsupportedSessionVersionError` for a version 1 or 2 session (migrate it first). Damaged entries
    * never make it fail: they are reported in {@link notices} and left out of the context; entries that
    * lack only display-only or derivable fields are read with those filled in (`repairSessionEntry`).
+   * With `options.bodies: "context"` it reads the tree and only the bodies the current leaf's context
+   * needs (see {@link SessionOptions.bodies} and {@link loadEntries}).
    */
   static async open(store: SessionStore, sessionId: string, options?: SessionOptions): Promise<Session> {
-    const stored = await store.readSession(sessionId);
+    const deferred = options?.bodies === "context";
+    const stored = deferred
+      ? await store.readSession(sessionId, { deferBodies: true })
+      : await store.readSession(sessionId);
     const version = stored.header.version as unknown;
     if (typeof version !== "number" || version < CURRENT_SESSION_VERSION) {
       throw new UnsupportedSessionVersionError(sessionId, version);
@@ -128,7 +136,49 @@ export class Session {
       const message = `Session "${sessionId}" has format version ${version}, newer than ${CURRENT_SESSION_VERSION}.`;
       notices.push({ level: "warning", kind: "newer_version", message, group: "headers" });
     }
-    return new Session(store, stored.header, { entries: stored.entries, notices }, options);
+    const session = new Session(store, stored.header, { entries: stored.entries, notices }, options);
+    if (deferred && stored.loadEntries !== undefined) {
+      session.loader = stored.loadEntries.bind(stored);
+      const leaf = session.leafId === null ? undefined : session.index.orderOf(session.leafId);
+      if (leaf !== undefined) await session.loadOrders(contextOrders(session.index, leaf));
+    }
+    return session;
+  }
+
+  /**
+   * Loads entry bodies a session opened with `bodies: "context"` left out: those of `entryIds`, or of
+   * every entry when none are named. A no-op for a session opened otherwise or from a store that reads
+   * bodies on demand anyway.
+   *
+   * Contract: after it resolves, every named entry (or every entry) reads synchronously — `getEntry`,
+   * `getBranch`, the tree's `entry()`, `buildContext` of a leaf whose context is loaded; loaded bodies
+   * stay loaded; throws `SessionEntryNotFoundError` for an unknown id (loading nothing) and the store's
+   * errors.
+   */
+  async loadEntries(entryIds?: Iterable<string>): Promise<void> {
+    if (this.loader === undefined) return;
+    if (entryIds === undefined) {
+      await this.loadOrders(Array.from({ length: this.index.size }, (_, order) => order));
+      return;
+    }
+    await this.loadOrders(Array.from(entryIds, (id) => this.nodeOf(id)));
+  }
+
+  /**
+   * Loads what a walk from the root to `leafId` (default: the current leaf) reads — what `getBranch`,
+   * `fork` and a context of that leaf need — for a session opened with `bodies: "context"`; a no-op
+   * otherwise.
+   *
+   * Contract: as {@link loadEntries}.
+   */
+  async loadBranch(leafId: string | null = this.leafId): Promise<void> {
+    if (this.loader === undefined || leafId === null) return;
+    await this.loadOrders(this.index.path(this.nodeOf(leafId)));
+  }
+
+  private async loadOrders(orders: readonly number[]): Promise<void> {
+    if (this.loader === undefined || orders.length === 0) return;
+    await this.loader(orders.map((order) => this.index.storedAt(order)));
   }
 
   /** The session id. */
@@ -413,6 +463,7 @@ export class Session {
    */
   async fork(entryId: string, options: ForkOptions = {}): Promise<Session> {
     this.nodeOf(entryId);
+    await this.loadBranch(entryId);
     const { header, entries } = await forkSession(
       this.index,
       this.store,

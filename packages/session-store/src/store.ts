@@ -13,7 +13,9 @@ export interface StoredEntry {
    * The full entry, unknown fields included.
    *
    * Contract: returns the same object on every call (parsed at most once); throws
-   * `SessionCorruptError` when the stored bytes are not a valid entry.
+   * `SessionCorruptError` when the stored bytes are not a valid entry, and `EntryNotLoadedError` when the
+   * session was read with `deferBodies` and this body was not loaded yet (see
+   * {@link StoredSession.loadEntries}) — never a partial entry.
    */
   entry(): SessionEntry;
 }
@@ -25,6 +27,46 @@ export interface StoredSession {
   entries: StoredEntry[];
   /** Problems found and worked around while reading (a torn last line moved aside, a bad line skipped). */
   warnings: string[];
+  /**
+   * Loads the bodies of some of `entries` that were left out (optional: present only when the session was
+   * read with {@link ReadSessionOptions.deferBodies} by a store that left bodies out; see
+   * docs/decisions/0019-deferred-entry-bodies.md).
+   *
+   * Contract: after it resolves, `entry()` of every entry passed returns synchronously (or throws
+   * `SessionCorruptError` for a damaged one); entries already loaded are skipped, so passing all of
+   * `entries` loads what is missing; an entry removed from the store since the read (the session was
+   * deleted) makes it throw `SessionNotFoundError`. Throws the store's errors (unavailable, …), loading
+   * nothing then. Calls may overlap.
+   */
+  loadEntries?(entries: readonly StoredEntry[]): Promise<void>;
+}
+
+/**
+ * Entry types whose bodies a store reading with {@link ReadSessionOptions.deferBodies} must still load:
+ * the small entries whose effect is global (labels, name, leaf moves) or that decide what a context
+ * holds (compactions, prunes, settings). A `Session` indexes the tree from them before it asks for any
+ * message body.
+ */
+export const EAGER_BODY_TYPES: readonly string[] = [
+  "label",
+  "session_info",
+  "leaf",
+  "compaction",
+  "prune",
+  "thinking_level_change",
+  "model_change",
+  "active_tools_change",
+];
+
+/** Options of {@link SessionStore.readSession}. */
+export interface ReadSessionOptions {
+  /**
+   * The caller may do without most bodies at first (default `false`): a store that pays for moving them
+   * (a database server) may return entries of the types outside {@link EAGER_BODY_TYPES} without their
+   * bodies, and then provides {@link StoredSession.loadEntries}. Stores that read bodies lazily anyway
+   * (JSONL, SQLite, memory) ignore it.
+   */
+  deferBodies?: boolean;
 }
 
 /** One line of {@link SessionStore.listSessions}. */
@@ -133,9 +175,11 @@ export interface SessionStore {
    * Reads a session: its header and entries in append order.
    *
    * Contract: throws `SessionNotFoundError` for an unknown id and `SessionCorruptError` when the
-   * header is unreadable; damage after the header is worked around and reported in `warnings`.
+   * header is unreadable; damage after the header is worked around and reported in `warnings`. Without
+   * `options.deferBodies` every entry's `entry()` works synchronously; with it, see
+   * {@link ReadSessionOptions.deferBodies} and {@link StoredSession.loadEntries}.
    */
-  readSession(sessionId: string): Promise<StoredSession>;
+  readSession(sessionId: string, options?: ReadSessionOptions): Promise<StoredSession>;
   /**
    * Lists sessions, newest activity first, a page at a time.
    *
