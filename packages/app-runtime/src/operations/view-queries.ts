@@ -16,8 +16,8 @@ import {
   entryRefs,
   previewView,
   type SessionGraph,
+  SessionGraphCache,
   sessionContextBreakdown,
-  sessionGraph,
   summaryCoverage,
   toolCallFinder,
   viewEntry,
@@ -91,9 +91,26 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
-/** The session's tree as graph nodes (`expanded`: runs to show entry by entry). Contract: reads only. */
+/**
+ * The graph kept for each open session (dropped with it): `get_graph` extends it from the entries appended
+ * since the last call instead of walking the whole tree again (see `SessionGraphCache`).
+ */
+const graphs = new WeakMap<Session, SessionGraphCache>();
+
+/**
+ * The session's tree as graph nodes (`expanded`: runs to show entry by entry), kept per open session and
+ * extended as entries are appended.
+ *
+ * Contract: reads only; equal to `sessionGraph` of the session at the time of the call.
+ */
 export function graphOf(session: HarnessSession, expanded: readonly string[] = []): GraphResult {
-  return { sessionId: session.id, ...sessionGraph(session.session, { expanded: new Set(expanded) }) };
+  const tree = session.session;
+  let cache = graphs.get(tree);
+  if (cache === undefined) {
+    cache = new SessionGraphCache();
+    graphs.set(tree, cache);
+  }
+  return { sessionId: session.id, ...cache.graph(tree, new Set(expanded)) };
 }
 
 /** One entry as a view. Contract: refuses with `not_found` for an unknown id. */
