@@ -24,6 +24,7 @@ import {
 } from "@arbor/session-view";
 import { OperationRefusedError } from "./operation-error.js";
 import { entryOf } from "./operation-host.js";
+import { pathTail } from "./path-tail.js";
 
 /** Most entries listed in a summary's answer (the rest are counted). */
 export const MAX_LISTED_ENTRIES = 500;
@@ -168,13 +169,16 @@ export function contextOf(
   return notice === undefined ? breakdown : { ...breakdown, notice };
 }
 
-/** The transcript of the current path (its latest entries). Contract: reads only. */
+/**
+ * The transcript of the current path (its latest entries).
+ *
+ * Contract: reads only; O(the entries sent + those appended since the last call), see `pathTail`.
+ */
 export function transcriptOf(session: HarnessSession): TranscriptResult {
-  const path = session.session.getPath();
-  const shown = path.slice(-TRANSCRIPT_ENTRIES);
+  const { earlier, entries } = pathTail(session.session, TRANSCRIPT_ENTRIES);
   return {
     sessionId: session.id,
-    earlier: path.length - shown.length,
-    entries: shown.map((ref) => viewEntry(ref.entry(), ref, toolCallFinder(session.session, ref.parentId))),
+    earlier,
+    entries: entries.map((ref) => viewEntry(ref.entry, ref, toolCallFinder(session.session, ref.parentId))),
   };
 }
