@@ -22,7 +22,11 @@ export interface GraphFacts {
   readonly recent: ReadonlySet<string>;
   readonly inContext: ReadonlySet<string>;
   readonly coverage: SummaryCoverage;
-  /** The current label of an entry. */
+  /**
+   * The current label of an entry.
+   *
+   * Contract: pure and cheap (called for each entry emitted); parses nothing.
+   */
   label(id: string): string | undefined;
   readonly collapseAbove: number;
   readonly previewChars: number;
