@@ -3,9 +3,12 @@
  * demo's page in Chromium (`/usr/bin/chromium` or `CHROMIUM_PATH`; skipped without it).
  *
  * - Time to first paint (`first-contentful-paint`) and to an interactive tree (the first graph node in
- *   the DOM, measured from navigation start), against the same page on an empty session in the same run.
- * - The `get_graph` command on the big session (the server's part of the tree), against `Session.open`
- *   of that session (reading it at all).
+ *   the DOM, measured from navigation start), against the same page on an empty session in the same run,
+ *   and against React Flow alone on the same nodes (`demo-floor.ts`: a page rendering only React Flow with
+ *   the nodes precomputed by the demo's layout, at the demo's first view), the two pages loaded in turns.
+ * - The `get_graph` command on the big session (the server's part of the tree): right after opening the
+ *   session, the same call again, and after two entries were appended, against a floor — a round trip of
+ *   `GET /api/info` plus `JSON.stringify` and `JSON.parse` of the same answer — in turns.
  * - Event latency: from a text delta's harness event on the server (the moment the hub's listener turns
  *   it into its record, synchronously, and writes it to the stream) to its arrival in the page's
  *   EventSource, per delta, against the round trip of `GET /api/info`.
@@ -20,13 +23,17 @@ import type { AssistantMessage } from "@arbor/ai-providers";
 import { startDemo } from "@arbor/demo";
 import { Session } from "@arbor/session-store";
 import { JsonlSessionStore } from "@arbor/session-store-jsonl";
+import type { GraphNode } from "@arbor/session-view";
 import { chromium } from "playwright-core";
 import type { Bench } from "./bench.js";
+import { startFloorPage } from "./demo-floor.js";
 import { ms } from "./measure.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ENTRIES = Number(process.env.DEMO_BENCH_ENTRIES ?? 60_000);
 const COMPACTIONS = 60;
+const ROUNDS = Number(process.env.ARBOR_BENCH_RUNS ?? 5);
+const VIEWPORT = { width: 1500, height: 950 };
 
 function assistant(text: string): AssistantMessage {
   return {
@@ -124,7 +131,7 @@ const bench: Bench = {
 
       /** Loads the page on the current session: first paint and the first graph node, from navigation start. */
       const load = async () => {
-        const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+        const page = await browser.newPage({ viewport: VIEWPORT });
         await page.goto(demo.url);
         await page
           .locator("[data-testid=graph-node]")
@@ -146,33 +153,82 @@ const bench: Bench = {
       const small = [await load(), await load(), await load()];
       const opened = await post({ type: "open_session", sessionId: bigId });
       if (!opened.ok) throw new Error(opened.error);
-      const big = [await load(), await load(), await load()];
+      const graph = await post({ type: "get_graph" });
+      const floorPage = await startFloorPage(graph.data.nodes as GraphNode[], VIEWPORT);
+      /** The floor page: React Flow alone on the same nodes, to its first node in the DOM. */
+      const loadFloor = async () => {
+        const page = await browser.newPage({ viewport: VIEWPORT });
+        await page.goto(floorPage.url);
+        await page.locator(".react-flow__node").first().waitFor({ state: "attached", timeout: 120_000 });
+        const interactive = await page.evaluate(() => performance.now());
+        await page.close();
+        return interactive;
+      };
+      const big: Awaited<ReturnType<typeof load>>[] = [];
+      const floor: number[] = [];
+      try {
+        await load();
+        await loadFloor(); // warm-up of both pages
+        // In turns, the order swapped each round.
+        for (let round = 0; round < ROUNDS; round++) {
+          if (round % 2 === 0) {
+            floor.push(await loadFloor());
+            big.push(await load());
+          } else {
+            big.push(await load());
+            floor.push(await loadFloor());
+          }
+        }
+      } finally {
+        await floorPage.close();
+      }
       const smallPaint = median(small.map((run) => run.paint));
       const bigPaint = median(big.map((run) => run.paint));
       const smallTree = median(small.map((run) => run.interactive));
       const bigTree = median(big.map((run) => run.interactive));
+      const floorTree = median(floor);
       lines.push(
         `first paint:        ${ms(bigPaint)} (empty session ${ms(smallPaint)}, ×${(bigPaint / smallPaint).toFixed(2)})`,
         `interactive tree:   ${ms(bigTree)} (empty session ${ms(smallTree)}, ×${(bigTree / smallTree).toFixed(2)}); ${big[0]!.nodes} graph nodes for ${ENTRIES.toLocaleString("en-US")} entries`,
+        `  against React Flow alone, same nodes: ${ms(floorTree)}, ×${(bigTree / floorTree).toFixed(2)} (${ROUNDS} rounds in turns; demo ${big.map((run) => run.interactive.toFixed(0)).join(", ")} ms; React Flow ${floor.map((value) => value.toFixed(0)).join(", ")} ms)`,
       );
 
-      // The server's part: get_graph against Session.open of the same session.
-      const graphTimes: number[] = [];
-      for (let run = 0; run < 5; run++) {
+      // The server's part: get_graph right after opening the session, again, and after an append, against
+      // the floor (a round trip of GET /api/info plus JSON of the same answer), in turns.
+      const times = {
+        cold: [] as number[],
+        again: [] as number[],
+        appended: [] as number[],
+        floor: [] as number[],
+      };
+      const timedPost = async (body: Record<string, unknown>) => {
         const start = performance.now();
-        await post({ type: "get_graph" });
-        graphTimes.push(performance.now() - start);
-      }
-      const openTimes: number[] = [];
-      for (let run = 0; run < 3; run++) {
-        const store = new JsonlSessionStore({ home, readOnly: true });
+        const answer = await post(body);
+        if (!answer.ok) throw new Error(answer.error);
+        return performance.now() - start;
+      };
+      for (let round = 0; round < ROUNDS; round++) {
+        await post({ type: "open_session", sessionId: emptyId });
+        await post({ type: "open_session", sessionId: bigId });
+        times.cold.push(await timedPost({ type: "get_graph" }));
+        times.again.push(await timedPost({ type: "get_graph" }));
+        const session = demo.runtime.session.session;
+        session.appendMessage({ role: "user", content: `more ${round}`, timestamp: 1 });
+        session.appendMessage(assistant(`answer ${round}`));
+        times.appended.push(await timedPost({ type: "get_graph" }));
         const start = performance.now();
-        await Session.open(store, bigId);
-        openTimes.push(performance.now() - start);
-        await store.close?.();
+        await fetch(new URL("/api/info", demo.url), { headers: { "x-arbor-token": token } });
+        JSON.parse(JSON.stringify(graph));
+        times.floor.push(performance.now() - start);
       }
+      const graphFloor = median(times.floor);
+      const graphRow = (name: string, values: number[]) =>
+        `  ${name.padEnd(34)} ${ms(median(values)).padStart(9)}  ×${(median(values) / graphFloor).toFixed(2)} (${values.map((value) => value.toFixed(0)).join(", ")} ms)`;
       lines.push(
-        `get_graph:          ${ms(median(graphTimes))} (Session.open of the session ${ms(median(openTimes))}, ×${(median(graphTimes) / median(openTimes)).toFixed(2)})`,
+        `get_graph (floor: GET /api/info round trip + JSON of the answer, ${ms(graphFloor)}; ${ROUNDS} rounds in turns):`,
+        graphRow("first call after open_session", times.cold),
+        graphRow("the same call again", times.again),
+        graphRow("after two entries appended", times.appended),
       );
 
       // Event latency: provider delta (server) → EventSource message (page).

@@ -62,6 +62,7 @@ export { convertSessionMessageToLlm, createSessionMessageConverter } from "./mes
 export { modelReference, resolveModelReference } from "./models.js";
 export type { PendingWrite } from "./pending-writes.js";
 export type { HarnessOperation, HarnessPhase } from "./phase.js";
+export { DEFAULT_RECALL_SEARCH_CHARS } from "./recall-index.js";
 export {
   type RecallToolArguments,
   type RecallToolDetails,

@@ -1,8 +1,9 @@
 import type { AgentToolResult } from "@arbor/agent-core";
 import type { Session } from "@arbor/session-store";
+import { RecallIndex } from "./recall-index.js";
 import type { RecallToolArguments, RecallToolDetails } from "./recall-parameters.js";
 import { renderEntry } from "./recall-render.js";
-import { collectScope, type Recallable, type RecallScope, refusal } from "./recall-scope.js";
+import { type Recallable, type RecallScope, refusal } from "./recall-scope.js";
 import { type Block, queryWords, score, truncateText, windowOf } from "./recall-window.js";
 
 /** One call of the `recall` tool: checks the arguments, selects the entries and bounds the output. */
@@ -36,7 +37,16 @@ interface Selection {
   notes: string[];
 }
 
-export function recall(session: Session, args: RecallToolArguments, maxBytes: number): RecallResult {
+/**
+ * One call of the tool on `session`, with `index` the texts and scope kept for it (a fresh
+ * `new RecallIndex(session, 0)` keeps nothing).
+ */
+export function recall(
+  session: Session,
+  args: RecallToolArguments,
+  maxBytes: number,
+  index: RecallIndex = new RecallIndex(session, 0),
+): RecallResult {
   const { entryIds, query, compactionId, limit, offset = 0 } = args;
   if (entryIds !== undefined && query !== undefined)
     return errorResult("Give either entryIds or query, not both.");
@@ -48,7 +58,7 @@ export function recall(session: Session, args: RecallToolArguments, maxBytes: nu
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
     return errorResult("limit must be a whole number ≥ 1.");
   }
-  const scope = collectScope(session);
+  const { scope, candidates: all } = index.scope();
   if (scope.byId.size === 0) {
     return errorResult(
       "Nothing to recall: no summary on the current branch has replaced any entry, so everything is in your context.",
@@ -60,13 +70,12 @@ export function recall(session: Session, args: RecallToolArguments, maxBytes: nu
       `"${compactionId}" is not a compaction or branch summary on the current branch. Those are: ${known || "(none)"}.`,
     );
   }
-  const candidates = [...scope.byId.values()]
-    .filter((recallable) => compactionId === undefined || recallable.summaryId === compactionId)
-    .sort((a, b) => a.order - b.order);
+  const candidates =
+    compactionId === undefined ? all : all.filter((recallable) => recallable.summaryId === compactionId);
   let selection: Selection | RecallResult;
   if (entryIds !== undefined) selection = selectIds(scope, entryIds, compactionId, limit);
   else if (query !== undefined)
-    selection = selectMatches(scope, candidates, query, limit ?? DEFAULT_SEARCH_LIMIT);
+    selection = selectMatches(scope, index, candidates, query, limit ?? DEFAULT_SEARCH_LIMIT);
   else if (compactionId !== undefined) {
     const chosen = candidates.slice(0, limit ?? DEFAULT_SPAN_LIMIT);
     selection = {
@@ -112,9 +121,21 @@ function selectIds(
   return { details, blocks: entryBlocks(chosen), preface, notes };
 }
 
+/** A match of a query. */
+interface Match {
+  recallable: Recallable;
+  score: number;
+}
+
+/** True when a match of `score` at `order` ranks before `match`: a higher score, then earlier in the conversation. */
+function ranksBefore(score: number, order: number, match: Match): boolean {
+  return score > match.score || (score === match.score && order < match.recallable.order);
+}
+
 /** The best matches of a query, best first. */
 function selectMatches(
   scope: RecallScope,
+  index: RecallIndex,
   candidates: readonly Recallable[],
   query: string,
   limit: number,
@@ -123,24 +144,34 @@ function selectMatches(
   if (words.length === 0)
     return errorResult("The query is empty: give words to search for.", newDetails("search"));
   const phrase = words.join(" ");
-  const matches: { recallable: Recallable; score: number }[] = [];
-  for (const recallable of candidates) {
-    const entry = recallable.ref.entry();
-    const value = entry === undefined ? 0 : score(renderEntry(entry).body.toLowerCase(), words, phrase);
-    if (value > 0) matches.push({ recallable, score: value });
+  // The best `limit` matches, kept sorted (no sort of every match), and how many match.
+  const texts = index.texts(candidates);
+  const best: Match[] = [];
+  let matchCount = 0;
+  for (let at = 0; at < candidates.length; at++) {
+    const text = texts[at] ?? index.text(candidates[at]!.ref);
+    const value = text === undefined ? 0 : score(text, words, phrase);
+    if (value === 0) continue;
+    matchCount++;
+    const recallable = candidates[at]!;
+    const worst = best.length === limit ? best[limit - 1]! : undefined;
+    if (worst !== undefined && !ranksBefore(value, recallable.order, worst)) continue;
+    let slot = best.length;
+    while (slot > 0 && ranksBefore(value, recallable.order, best[slot - 1]!)) slot--;
+    best.splice(slot, 0, { recallable, score: value });
+    if (best.length > limit) best.pop();
   }
-  matches.sort((a, b) => b.score - a.score || a.recallable.order - b.recallable.order);
-  const details: RecallToolDetails = { ...newDetails("search"), matchCount: matches.length };
-  if (matches.length === 0) {
+  const details: RecallToolDetails = { ...newDetails("search"), matchCount };
+  if (matchCount === 0) {
     const text = `No replaced entry matches "${query}" (${entries(scope.byId.size)} can be recalled). Try other words, or call recall with no arguments for a list.`;
     return { content: [{ type: "text", text }], details: { ...details, totalChars: text.length } };
   }
-  const chosen = matches.slice(0, limit).map((match) => match.recallable);
+  const chosen = best.map((match) => match.recallable);
   const notes =
-    matches.length > limit
-      ? [`${matches.length - limit} more entries match; raise limit (up to 100) to see them.`]
+    matchCount > limit
+      ? [`${matchCount - limit} more entries match; raise limit (up to 100) to see them.`]
       : [];
-  const preface = `${entries(matches.length)} match "${query}"; showing ${chosen.length}, best match first:`;
+  const preface = `${entries(matchCount)} match "${query}"; showing ${chosen.length}, best match first:`;
   return { details, blocks: entryBlocks(chosen), preface, notes };
 }
 

@@ -1,6 +1,7 @@
 import type { AgentTool } from "@arbor/agent-core";
 import { InvalidArgumentError } from "@arbor/ai-providers";
 import type { Session } from "@arbor/session-store";
+import { DEFAULT_RECALL_SEARCH_CHARS, RecallIndex } from "./recall-index.js";
 import { recallToolOutput } from "./recall-output.js";
 import { type RecallToolDetails, RecallToolParameters } from "./recall-parameters.js";
 import { errorResult, recall } from "./recall-query.js";
@@ -47,6 +48,12 @@ export interface RecallToolOptions {
    * below 1,000 nor above `maxBytes`; a throw counts as `undefined`.
    */
   getMaxBytes?: () => number | undefined;
+  /**
+   * Bound of the searchable text kept per session, in characters (default {@link DEFAULT_RECALL_SEARCH_CHARS},
+   * 128 Mi): the tool keeps each searched entry's lower-cased text, so that a query reads no entry again;
+   * texts past the bound are rendered again at each query. `0` keeps none.
+   */
+  maxSearchChars?: number;
 }
 
 const DESCRIPTION = [
@@ -79,10 +86,16 @@ const DESCRIPTION = [
  * included). The text is bounded by `maxBytes`: whole entries while they fit (the first one cut when even
  * it does not), then a note naming the `offset` that continues it.
  *
+ * For each session it is given, the tool keeps what a query needs again (`maxSearchChars`): the lower-cased
+ * text of each entry searched, and the recallable entries of the current branch, updated from the entries
+ * appended since the last call (found again after a compaction, branch summary, prune or branch switch).
+ * They are dropped with the session.
+ *
  * Contract: `execute` never throws — bad arguments, unknown ids and a failing `getSession` are error
- * results. A call reads the tree fields of the current branch (O(branch length)) and parses only the
+ * results. A first call reads the tree fields of the current branch (O(branch length)) and parses only the
  * summaries on it and the entries it returns or searches (with `toolCallId`: the branch's messages back to
- * the call's result, and the entries right after it); never the rest of the session. Throws
+ * the call's result, and the entries right after it); never the rest of the session. A later call on the same
+ * branch reads only the entries appended since, and a repeated search matches the kept texts. Throws
  * `InvalidArgumentError` at creation when `maxBytes` is not a number ≥ 1,000.
  */
 export function createRecallTool(
@@ -94,6 +107,16 @@ export function createRecallTool(
       `createRecallTool: maxBytes must be at least ${MIN_MAX_BYTES}, got ${maxBytes}.`,
     );
   }
+  const maxSearchChars = options.maxSearchChars ?? DEFAULT_RECALL_SEARCH_CHARS;
+  const indexes = new WeakMap<Session, RecallIndex>();
+  const indexOf = (session: Session) => {
+    let index = indexes.get(session);
+    if (index === undefined) {
+      index = new RecallIndex(session, maxSearchChars);
+      indexes.set(session, index);
+    }
+    return index;
+  };
   return {
     name: RECALL_TOOL_NAME,
     label: "Recall",
@@ -103,7 +126,8 @@ export function createRecallTool(
       try {
         const bound = Math.floor(Math.min(maxBytes, 1e9, Math.max(MIN_MAX_BYTES, tighterBound(options))));
         if (args?.toolCallId !== undefined) return recallToolOutput(options.getSession(), args, bound);
-        return recall(options.getSession(), args ?? {}, bound);
+        const session = options.getSession();
+        return recall(session, args ?? {}, bound, indexOf(session));
       } catch (error) {
         return errorResult(`recall failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -77,6 +77,7 @@ export {
   type SessionGraphOptions,
   sessionGraph,
 } from "./session-graph.js";
+export { SessionGraphCache, type SessionGraphCacheOptions } from "./session-graph-cache.js";
 export {
   type HarnessTransport,
   harnessSessionState,

@@ -5,7 +5,7 @@
  * the running tools and the busy state, and says when to read the tree, the transcript and the meter again.
  */
 import { type ProtocolEvent, SessionViewModel } from "@arbor/session-view";
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { startTransition, useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import {
   type ContextAnswer,
   command,
@@ -74,8 +74,11 @@ export function App() {
       ]);
       sessionId.current = nextGraph.sessionId;
       setGraph(nextGraph);
-      setTranscript(nextTranscript);
-      setBreakdown(nextBreakdown);
+      // The chat and the meter after the tree: a long transcript does not hold back the tree's first draw.
+      startTransition(() => {
+        setTranscript(nextTranscript);
+        setBreakdown(nextBreakdown);
+      });
     } catch (caught) {
       setError((caught as Error).message);
     }

@@ -16,14 +16,15 @@ import {
   entryRefs,
   previewView,
   type SessionGraph,
+  SessionGraphCache,
   sessionContextBreakdown,
-  sessionGraph,
   summaryCoverage,
   toolCallFinder,
   viewEntry,
 } from "@arbor/session-view";
 import { OperationRefusedError } from "./operation-error.js";
 import { entryOf } from "./operation-host.js";
+import { pathTail } from "./path-tail.js";
 
 /** Most entries listed in a summary's answer (the rest are counted). */
 export const MAX_LISTED_ENTRIES = 500;
@@ -91,9 +92,26 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
-/** The session's tree as graph nodes (`expanded`: runs to show entry by entry). Contract: reads only. */
+/**
+ * The graph kept for each open session (dropped with it): `get_graph` extends it from the entries appended
+ * since the last call instead of walking the whole tree again (see `SessionGraphCache`).
+ */
+const graphs = new WeakMap<Session, SessionGraphCache>();
+
+/**
+ * The session's tree as graph nodes (`expanded`: runs to show entry by entry), kept per open session and
+ * extended as entries are appended.
+ *
+ * Contract: reads only; equal to `sessionGraph` of the session at the time of the call.
+ */
 export function graphOf(session: HarnessSession, expanded: readonly string[] = []): GraphResult {
-  return { sessionId: session.id, ...sessionGraph(session.session, { expanded: new Set(expanded) }) };
+  const tree = session.session;
+  let cache = graphs.get(tree);
+  if (cache === undefined) {
+    cache = new SessionGraphCache();
+    graphs.set(tree, cache);
+  }
+  return { sessionId: session.id, ...cache.graph(tree, new Set(expanded)) };
 }
 
 /** One entry as a view. Contract: refuses with `not_found` for an unknown id. */
@@ -151,13 +169,16 @@ export function contextOf(
   return notice === undefined ? breakdown : { ...breakdown, notice };
 }
 
-/** The transcript of the current path (its latest entries). Contract: reads only. */
+/**
+ * The transcript of the current path (its latest entries).
+ *
+ * Contract: reads only; O(the entries sent + those appended since the last call), see `pathTail`.
+ */
 export function transcriptOf(session: HarnessSession): TranscriptResult {
-  const path = session.session.getPath();
-  const shown = path.slice(-TRANSCRIPT_ENTRIES);
+  const { earlier, entries } = pathTail(session.session, TRANSCRIPT_ENTRIES);
   return {
     sessionId: session.id,
-    earlier: path.length - shown.length,
-    entries: shown.map((ref) => viewEntry(ref.entry(), ref, toolCallFinder(session.session, ref.parentId))),
+    earlier,
+    entries: entries.map((ref) => viewEntry(ref.entry, ref, toolCallFinder(session.session, ref.parentId))),
   };
 }
