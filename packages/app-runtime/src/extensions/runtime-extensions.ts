@@ -7,7 +7,7 @@ import type { Model, Provider } from "@arbor/ai-providers";
 import { ArborUserError } from "../errors.js";
 import type { ProviderFlags } from "../provider-choice.js";
 import type { Settings } from "../settings.js";
-import { TOOL_NAMES, type ToolName } from "../tool-names.js";
+import { TOOL_NAMES } from "../tool-names.js";
 import { type ExtensionFailure, ExtensionHost } from "./extension-host.js";
 import { discoverExtensions } from "./extension-loader.js";
 import type { ExtensionTimeoutSettings } from "./extension-timeouts.js";
