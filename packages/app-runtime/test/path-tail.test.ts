@@ -2,7 +2,7 @@ import type { AssistantMessage } from "@arbor/ai-providers";
 import { MemorySessionStore, Session } from "@arbor/session-store";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { pathLength, pathTail } from "../src/operations/path-tail.js";
+import { pathTail } from "../src/operations/path-tail.js";
 
 function assistant(text: string): AssistantMessage {
   return {
@@ -31,7 +31,7 @@ const step = fc.oneof(
 );
 
 describe("pathTail", () => {
-  test("after appends and leaf moves, the kept path length and tail equal the path's", async () => {
+  test("after appends and leaf moves, the path length and tail equal the path's", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
         const session = await Session.create(new MemorySessionStore(), { cwd: "/p" });
@@ -49,7 +49,7 @@ describe("pathTail", () => {
             session.moveTo(ids[next.pick % ids.length]!, next.summary ? `left ${at}` : undefined);
           }
           const path = session.getPath();
-          expect(pathLength(session)).toBe(path.length);
+          expect(session.pathLength()).toBe(path.length);
           const tail = pathTail(session, 5);
           expect(tail.earlier).toBe(Math.max(0, path.length - 5));
           expect(tail.entries.map((entry) => [entry.id, entry.type, entry.parentId])).toEqual(

@@ -64,6 +64,8 @@ export class SessionIndex {
   private states: Uint8Array;
   /** The parent in the tree: `parentId` when it names an entry appended earlier, else {@link NONE}. */
   private parents: Int32Array;
+  /** The number of entries on the path from a root to the node, the node included. */
+  private depths: Int32Array;
   /** The nearest `compaction` among the node and its ancestors. */
   private compactionAnchors: Int32Array;
   /** The nearest settings entry (thinking level, model, active tools) among the node and its ancestors. */
@@ -79,6 +81,7 @@ export class SessionIndex {
     const size = Math.max(16, capacity);
     this.states = new Uint8Array(size);
     this.parents = new Int32Array(size);
+    this.depths = new Int32Array(size);
     this.compactionAnchors = new Int32Array(size);
     this.settingsAnchors = new Int32Array(size);
     this.firstChildren = new Int32Array(size);
@@ -112,6 +115,11 @@ export class SessionIndex {
   /** The parent's order, or {@link NONE} for a root. */
   parentOf(order: number): number {
     return this.parents[order] as number;
+  }
+
+  /** The length of the path from a root to the node, the node included (`path(order).length`). O(1). */
+  depthOf(order: number): number {
+    return this.depths[order] as number;
   }
 
   compactionAnchorOf(order: number): number {
@@ -172,6 +180,7 @@ export class SessionIndex {
     this.values.push(trusted ? stored.entry() : undefined);
     this.states[order] = trusted ? VALID : UNREAD;
     this.parents[order] = parent;
+    this.depths[order] = parent === NONE ? 1 : (this.depths[parent] as number) + 1;
     this.compactionAnchors[order] =
       type === "compaction" ? order : parent === NONE ? NONE : (this.compactionAnchors[parent] as number);
     this.settingsAnchors[order] = isSettingsType(type)
@@ -204,6 +213,7 @@ export class SessionIndex {
     states.set(this.states);
     this.states = states;
     this.parents = grown(this.parents, capacity);
+    this.depths = grown(this.depths, capacity);
     this.compactionAnchors = grown(this.compactionAnchors, capacity);
     this.settingsAnchors = grown(this.settingsAnchors, capacity);
     this.firstChildren = grown(this.firstChildren, capacity);

@@ -272,6 +272,11 @@ export class Session {
     return this.index.path(this.nodeOf(leafId)).map((order) => refOf(this.index, order));
   }
 
+  /** The number of entries on the path from the root to `leafId` (default: the current leaf): `getPath().length`, in O(1). */
+  pathLength(leafId: string | null = this.leafId): number {
+    return leafId === null ? 0 : this.index.depthOf(this.nodeOf(leafId));
+  }
+
   /**
    * The entries from the root to `leafId` (default: the current leaf). A walk of the index: an entry not
    * read yet is handed out unparsed, its `type`, `id` and `parentId` answered by the index, and is parsed

@@ -1,12 +1,9 @@
 /**
  * The last entries of a session's current path and how many come before them, without reading the whole
- * path each time: the path's length is kept per session and updated from the entries appended since (a
- * session only grows; a leaf that moved elsewhere reads the path again). What `get_transcript` sends.
+ * path: the path's length comes from the session's index (`Session.pathLength`, O(1)). What
+ * `get_transcript` sends.
  */
 import type { Session, SessionEntry } from "@arbor/session-store";
-
-/** The kept length of each session's path, at a leaf. */
-const lengths = new WeakMap<Session, { leafId: string | null; length: number; entryCount: number }>();
 
 /** An entry of the path: its tree fields and the entry (`undefined`: unreadable). */
 export interface PathEntry {
@@ -17,41 +14,12 @@ export interface PathEntry {
 }
 
 /**
- * The length of the current path.
- *
- * Contract: equal to `session.getPath().length`; O(entries appended since the last call for this session)
- * when the leaf moved down through them, else O(path).
- */
-export function pathLength(session: Session): number {
-  const leafId = session.leafId;
-  const kept = lengths.get(session);
-  let length: number | undefined;
-  if (kept !== undefined) {
-    const appended = session.entryCount - kept.entryCount;
-    let steps = 0;
-    for (let id = leafId; length === undefined; steps++) {
-      if (id === kept.leafId) length = kept.length + steps;
-      else if (id === null || steps >= appended) break;
-      else {
-        const entry = session.getEntry(id);
-        if (entry === undefined) break;
-        id = entry.parentId;
-      }
-    }
-  }
-  length ??= session.getPath().length;
-  lengths.set(session, { leafId, length, entryCount: session.entryCount });
-  return length;
-}
-
-/**
  * The last `count` entries of the current path (oldest first) and how many come before them.
  *
- * Contract: the same entries as `session.getPath().slice(-count)`; parses only them (O(count) once the path's
- * length is known, see {@link pathLength}).
+ * Contract: the same entries as `session.getPath().slice(-count)`; parses only them, O(count).
  */
 export function pathTail(session: Session, count: number): { earlier: number; entries: PathEntry[] } {
-  const length = pathLength(session);
+  const length = session.pathLength();
   const entries: PathEntry[] = [];
   for (let id = session.leafId; id !== null && entries.length < count; ) {
     const entry = session.getEntry(id);
